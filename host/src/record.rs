@@ -1,0 +1,192 @@
+//! Task and step records (spec §2.3, §2.6) and their upstream JSON shapes.
+//!
+//! Key order follows the order in which upstream's runner inserts the keys, so a record
+//! serializes byte-for-byte as upstream's `JSON.stringify` would print it.
+
+use serde::ser::SerializeMap;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde_json::{Map, Value};
+
+/// A JSON object: the `data` of records and steps.
+pub type Data = Map<String, Value>;
+
+/// Whether a task or step succeeded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Status {
+    /// Completed normally.
+    Success,
+    /// Failed.
+    Error,
+}
+
+/// One step of a task (`TaskStepRecord`).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct StepRecord {
+    /// Step name.
+    pub name: String,
+    /// Step status.
+    pub status: Status,
+    /// ISO start time (absent on some pre-measured steps).
+    #[serde(default)]
+    pub started_at: Option<String>,
+    /// ISO end time (absent on some pre-measured steps).
+    #[serde(default)]
+    pub completed_at: Option<String>,
+    /// Duration in milliseconds.
+    #[serde(default)]
+    pub latency_ms: Option<f64>,
+    /// Parallel invocations of the step body.
+    #[serde(default)]
+    pub concurrency: Option<u32>,
+    /// The step's timeout option.
+    #[serde(default)]
+    pub timeout_ms: Option<f64>,
+    /// Measurements attached to the step.
+    #[serde(default)]
+    pub data: Option<Data>,
+    /// Error code: absent, or (on the implicit `task` step) explicitly `null` on success.
+    #[serde(default, deserialize_with = "present_or_null")]
+    pub error_code: Option<Option<String>>,
+    /// True for the implicit `task` step the host adds when a task recorded none; upstream
+    /// prints its `errorCode` before its `data`.
+    #[serde(skip)]
+    pub implicit: bool,
+}
+
+fn present_or_null<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Option<String>>, D::Error> {
+    Option::<String>::deserialize(d).map(Some)
+}
+
+impl Serialize for StepRecord {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(None)?;
+        map.serialize_entry("name", &self.name)?;
+        map.serialize_entry("status", &self.status)?;
+        if let Some(at) = &self.started_at {
+            map.serialize_entry("startedAt", at)?;
+        }
+        if let Some(at) = &self.completed_at {
+            map.serialize_entry("completedAt", at)?;
+        }
+        if let Some(ms) = self.latency_ms {
+            map.serialize_entry("latencyMs", &crate::js::number(ms))?;
+        }
+        if let Some(n) = self.concurrency {
+            map.serialize_entry("concurrency", &n)?;
+        }
+        if let Some(ms) = self.timeout_ms {
+            map.serialize_entry("timeoutMs", &crate::js::number(ms))?;
+        }
+        if self.implicit {
+            if let Some(code) = &self.error_code {
+                map.serialize_entry("errorCode", code)?;
+            }
+        }
+        if let Some(data) = &self.data {
+            map.serialize_entry("data", data)?;
+        }
+        if !self.implicit {
+            if let Some(code) = &self.error_code {
+                map.serialize_entry("errorCode", code)?;
+            }
+        }
+        map.end()
+    }
+}
+
+/// The record of one task (`TaskResultRecord`), in the runner-built key order:
+/// taskIndex, status, startedAt, errorCode, data, completedAt, latencyMs, steps.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TaskRecord {
+    /// 0-based schedule index.
+    pub task_index: u32,
+    /// Task status.
+    pub status: Status,
+    /// ISO start time.
+    pub started_at: String,
+    /// Error code of a failed task.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error_code: Option<String>,
+    /// Measurements, returned data and the phase tag.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub data: Option<Data>,
+    /// ISO end time.
+    pub completed_at: String,
+    /// Task latency in milliseconds.
+    #[serde(serialize_with = "serialize_js_number")]
+    pub latency_ms: f64,
+    /// Steps in completion order.
+    pub steps: Vec<StepRecord>,
+}
+
+fn serialize_js_number<S: Serializer>(x: &f64, s: S) -> Result<S::Ok, S::Error> {
+    crate::js::number(*x).serialize(s)
+}
+
+impl TaskRecord {
+    /// Whether the task succeeded.
+    pub fn is_success(&self) -> bool {
+        self.status == Status::Success
+    }
+
+    /// The console/summary label of a failure: `errorCode ?? 'unknown error'`.
+    pub fn error_label(&self) -> &str {
+        self.error_code.as_deref().unwrap_or("unknown error")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn step(name: &str) -> StepRecord {
+        StepRecord {
+            name: name.into(),
+            status: Status::Success,
+            started_at: Some("a".into()),
+            completed_at: Some("b".into()),
+            latency_ms: Some(3.0),
+            concurrency: None,
+            timeout_ms: None,
+            data: json!({"ops": 5}).as_object().cloned(),
+            error_code: None,
+            implicit: false,
+        }
+    }
+
+    #[test]
+    fn record_keys_follow_upstream_insertion_order() {
+        let record = TaskRecord {
+            task_index: 10,
+            status: Status::Success,
+            started_at: "s".into(),
+            error_code: None,
+            data: json!({"phase": "cold"}).as_object().cloned(),
+            completed_at: "c".into(),
+            latency_ms: 12.0,
+            steps: vec![step("probe")],
+        };
+        assert_eq!(
+            serde_json::to_string(&record).unwrap(),
+            r#"{"taskIndex":10,"status":"success","startedAt":"s","data":{"phase":"cold"},"completedAt":"c","latencyMs":12,"steps":[{"name":"probe","status":"success","startedAt":"a","completedAt":"b","latencyMs":3,"data":{"ops":5}}]}"#
+        );
+    }
+
+    #[test]
+    fn implicit_step_prints_null_error_code_before_data() {
+        let mut implicit = step("task");
+        implicit.implicit = true;
+        implicit.error_code = Some(None);
+        implicit.data = None;
+        assert_eq!(
+            serde_json::to_string(&implicit).unwrap(),
+            r#"{"name":"task","status":"success","startedAt":"a","completedAt":"b","latencyMs":3,"errorCode":null}"#
+        );
+        let back: StepRecord = serde_json::from_str(&serde_json::to_string(&implicit).unwrap()).unwrap();
+        assert_eq!(back.error_code, Some(None));
+    }
+}

@@ -1,0 +1,1 @@
+//! Scoring (spec §4): pure functions over task records.
