@@ -1,0 +1,635 @@
+//! `bench run` flags: upstream's `parseCliArgs` (spec §5.2) plus bench's own run flags.
+//!
+//! Every known flag is one row of `FLAGS`: its name, whether it takes a value, and how the
+//! value is checked and stored.
+
+use crate::config::{is_lowercase_slug, js_trim, GroupBy};
+
+/// Usage text of `bench run`.
+pub const RUN_USAGE: &str = "Usage:
+  bench run <task.wasm | task-dir> [--shape name] [--provider a,b] [--run-key key]
+      [--benchmark slug] [--name \"My benchmark\"]
+      [--iterations N] [--concurrency N] [--stagger-delay-ms N] [--group-by participant|round]
+      [--no-ingest | --dry-run] [--out DIR] [--fresh-instance]";
+
+/// The flags of one `bench run` invocation; `None` when not given.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct RunFlags {
+    /// `--benchmark`/`--slug`: platform slug override.
+    pub benchmark: Option<String>,
+    /// `--name`: display name override.
+    pub name: Option<String>,
+    /// `--shape`: named identity to apply.
+    pub shape: Option<String>,
+    /// `--run-key`: join a shared, participant-sized run.
+    pub run_key: Option<String>,
+    /// `--iterations`.
+    pub iterations: Option<u32>,
+    /// `--concurrency`.
+    pub concurrency: Option<u32>,
+    /// `--stagger-delay-ms`.
+    pub stagger_delay_ms: Option<f64>,
+    /// `--group-by`.
+    pub group_by: Option<GroupBy>,
+    /// `--provider` names, appended across repeats (`Some(vec![])` selects nobody).
+    pub providers: Option<Vec<String>>,
+    /// `--no-ingest`/`--dry-run`, or `BENCHSDK_NO_INGEST`.
+    pub no_ingest: bool,
+    /// Declared custom flags as given, in order, with their value (`""` when none).
+    pub custom: Vec<(String, String)>,
+    /// `--out DIR`: where bench writes local results.
+    pub out: Option<String>,
+    /// `--fresh-instance`: a new task instance for every task instead of one per
+    /// participant slot.
+    pub fresh_instance: bool,
+}
+
+/// Why the flags were rejected; `Display` is upstream's exact message.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum FlagError {
+    /// A known flag got an unusable value (reported at once, in argument order).
+    #[error("{0}")]
+    InvalidValue(String),
+    /// Flags that are neither known nor declared in `customCliFlags`.
+    #[error("Unknown flag(s): {}", .0.join(", "))]
+    Unknown(Vec<String>),
+}
+
+/// Stores a checked value: `(flags, flag name as given, raw value)`.
+type Apply = fn(&mut RunFlags, &str, &str) -> Result<(), FlagError>;
+
+/// One known flag.
+struct FlagSpec {
+    name: &'static str,
+    /// Whether the flag reads a value (`--f=v` or the next token); switches ignore `=v`.
+    takes_value: bool,
+    apply: Apply,
+}
+
+const fn valued(name: &'static str, apply: Apply) -> FlagSpec {
+    FlagSpec {
+        name,
+        takes_value: true,
+        apply,
+    }
+}
+
+const fn switch(name: &'static str, apply: Apply) -> FlagSpec {
+    FlagSpec {
+        name,
+        takes_value: false,
+        apply,
+    }
+}
+
+const FLAGS: &[FlagSpec] = &[
+    valued("--benchmark", |f, flag, v| {
+        f.benchmark = Some(slug(flag, v)?);
+        Ok(())
+    }),
+    valued("--slug", |f, flag, v| {
+        f.benchmark = Some(slug(flag, v)?);
+        Ok(())
+    }),
+    valued("--name", |f, flag, v| {
+        f.name = Some(text(flag, v)?);
+        Ok(())
+    }),
+    valued("--shape", |f, flag, v| {
+        f.shape = Some(text(flag, v)?);
+        Ok(())
+    }),
+    valued("--run-key", |f, flag, v| {
+        f.run_key = Some(text(flag, v)?);
+        Ok(())
+    }),
+    valued("--iterations", |f, flag, v| {
+        f.iterations = Some(count(flag, v)?);
+        Ok(())
+    }),
+    valued("--concurrency", |f, flag, v| {
+        f.concurrency = Some(count(flag, v)?);
+        Ok(())
+    }),
+    valued("--stagger-delay-ms", |f, flag, v| {
+        f.stagger_delay_ms = Some(delay(flag, v)?);
+        Ok(())
+    }),
+    valued("--group-by", |f, flag, v| {
+        f.group_by = Some(group_by(flag, v)?);
+        Ok(())
+    }),
+    valued("--provider", |f, _, v| {
+        let names = v.split(',').map(js_trim).filter(|n| !n.is_empty());
+        f.providers
+            .get_or_insert_with(Vec::new)
+            .extend(names.map(String::from));
+        Ok(())
+    }),
+    switch("--no-ingest", |f, _, _| {
+        f.no_ingest = true;
+        Ok(())
+    }),
+    switch("--dry-run", |f, _, _| {
+        f.no_ingest = true;
+        Ok(())
+    }),
+    valued("--out", |f, flag, v| {
+        f.out = Some(text(flag, v)?);
+        Ok(())
+    }),
+    switch("--fresh-instance", |f, _, _| {
+        f.fresh_instance = true;
+        Ok(())
+    }),
+];
+
+/// Parses the flags after `bench run <task>`. `custom_flags` is the config's
+/// `customCliFlags`; `no_ingest_env` is the value of `BENCHSDK_NO_INGEST`, if set.
+pub fn parse_run_flags(
+    argv: &[String],
+    custom_flags: &[String],
+    no_ingest_env: Option<&str>,
+) -> Result<RunFlags, FlagError> {
+    let mut flags = RunFlags::default();
+    let mut unknown = Vec::new();
+    let mut next = 0;
+    while let Some(token) = argv.get(next) {
+        next += 1;
+        let (name, inline_value) = match token.split_once('=') {
+            Some((name, value)) => (name, Some(value)),
+            None => (token.as_str(), None),
+        };
+        if let Some(spec) = FLAGS.iter().find(|spec| spec.name == name) {
+            let value = match inline_value {
+                _ if !spec.takes_value => "",
+                Some(value) => value,
+                // The next token is the value even when it looks like a flag.
+                None => take_next(argv, &mut next, |_| true),
+            };
+            (spec.apply)(&mut flags, name, value)?;
+            continue;
+        }
+        let value = match inline_value {
+            Some(value) => value,
+            None => take_next(argv, &mut next, |value| !value.starts_with('-')),
+        };
+        if custom_flags.iter().any(|custom| custom == name) {
+            flags.custom.push((name.to_owned(), value.to_owned()));
+        } else {
+            unknown.push(name.to_owned());
+        }
+    }
+    if !unknown.is_empty() {
+        return Err(FlagError::Unknown(unknown));
+    }
+    if no_ingest_env.is_some_and(|v| v == "1" || v.eq_ignore_ascii_case("true")) {
+        flags.no_ingest = true;
+    }
+    Ok(flags)
+}
+
+/// Consumes `argv[*next]` as a value when it exists and `accept`s it; `""` otherwise.
+fn take_next<'a>(argv: &'a [String], next: &mut usize, accept: fn(&str) -> bool) -> &'a str {
+    match argv.get(*next).filter(|value| accept(value)) {
+        Some(value) => {
+            *next += 1;
+            value
+        }
+        None => "",
+    }
+}
+
+fn invalid(message: String) -> FlagError {
+    FlagError::InvalidValue(message)
+}
+
+/// A lowercase benchmark slug.
+fn slug(flag: &str, value: &str) -> Result<String, FlagError> {
+    if !is_lowercase_slug(value) {
+        return Err(invalid(format!(
+            "{flag} expects a lowercase benchmark slug (got \"{value}\")"
+        )));
+    }
+    Ok(value.to_owned())
+}
+
+/// Any non-blank text, kept as given.
+fn text(flag: &str, value: &str) -> Result<String, FlagError> {
+    if js_trim(value).is_empty() {
+        return Err(invalid(format!("{flag} expects a value")));
+    }
+    Ok(value.to_owned())
+}
+
+/// An integer `>= 1` in JavaScript `Number()` syntax that fits a `u32`.
+fn count(flag: &str, value: &str) -> Result<u32, FlagError> {
+    text(flag, value)?;
+    let x = js_number(value);
+    if x.fract() != 0.0 || x < 1.0 {
+        return Err(invalid(format!(
+            "{flag} expects an integer >= 1 (got \"{value}\")"
+        )));
+    }
+    if x > f64::from(u32::MAX) {
+        return Err(invalid(format!(
+            "{flag} expects an integer between 1 and {} (got \"{value}\")",
+            u32::MAX
+        )));
+    }
+    Ok(x as u32)
+}
+
+/// A finite number `>= 0` in JavaScript `Number()` syntax.
+fn delay(flag: &str, value: &str) -> Result<f64, FlagError> {
+    text(flag, value)?;
+    let x = js_number(value);
+    if !x.is_finite() || x < 0.0 {
+        return Err(invalid(format!(
+            "{flag} expects a number >= 0 (got \"{value}\")"
+        )));
+    }
+    // `-0` prints as `0` in JavaScript; store it that way.
+    Ok(x + 0.0)
+}
+
+fn group_by(flag: &str, value: &str) -> Result<GroupBy, FlagError> {
+    GroupBy::parse(value).ok_or_else(|| {
+        invalid(format!(
+            "{flag} expects 'participant' or 'round' (got \"{value}\")"
+        ))
+    })
+}
+
+/// JavaScript `Number(text)`: trimmed; empty is 0; `0x`/`0o`/`0b` integers; signed
+/// decimals with optional fraction and exponent; `Infinity`; anything else is NaN.
+fn js_number(text: &str) -> f64 {
+    let text = js_trim(text);
+    if text.is_empty() {
+        return 0.0;
+    }
+    let radix = match text.get(..2) {
+        Some("0x" | "0X") => 16,
+        Some("0o" | "0O") => 8,
+        Some("0b" | "0B") => 2,
+        _ => 10,
+    };
+    if radix != 10 {
+        let digits = &text[2..];
+        if digits.is_empty() {
+            return f64::NAN;
+        }
+        return digits
+            .chars()
+            .try_fold(0.0, |total, c| {
+                c.to_digit(radix)
+                    .map(|d| total * f64::from(radix) + f64::from(d))
+            })
+            .unwrap_or(f64::NAN);
+    }
+    let unsigned = text.strip_prefix(['+', '-']).unwrap_or(text);
+    let negative = text.starts_with('-');
+    if unsigned == "Infinity" {
+        return if negative {
+            f64::NEG_INFINITY
+        } else {
+            f64::INFINITY
+        };
+    }
+    if !is_decimal_literal(unsigned) {
+        return f64::NAN;
+    }
+    text.parse().unwrap_or(f64::NAN)
+}
+
+/// `digits [. digits] [e [+-] digits]` with at least one mantissa digit (`5.`, `.5` allowed).
+fn is_decimal_literal(text: &str) -> bool {
+    let (mantissa, exponent) = match text.find(['e', 'E']) {
+        Some(at) => (&text[..at], Some(&text[at + 1..])),
+        None => (text, None),
+    };
+    let (whole, fraction) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    let all_digits = |s: &str| s.bytes().all(|b| b.is_ascii_digit());
+    let mantissa_ok = all_digits(whole) && all_digits(fraction) && whole.len() + fraction.len() > 0;
+    let exponent_ok = exponent.is_none_or(|e| {
+        let e = e.strip_prefix(['+', '-']).unwrap_or(e);
+        !e.is_empty() && all_digits(e)
+    });
+    mantissa_ok && exponent_ok
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(text: &[&str]) -> Vec<String> {
+        text.iter().map(|s| s.to_string()).collect()
+    }
+
+    fn parse(argv: &[&str]) -> Result<RunFlags, FlagError> {
+        parse_run_flags(&args(argv), &[], None)
+    }
+
+    fn error(argv: &[&str]) -> String {
+        parse(argv).unwrap_err().to_string()
+    }
+
+    #[test]
+    fn pa1_pa2_knobs() {
+        let flags = parse(&[
+            "--iterations",
+            "10",
+            "--concurrency",
+            "4",
+            "--stagger-delay-ms",
+            "250",
+        ])
+        .unwrap();
+        assert_eq!(
+            flags,
+            RunFlags {
+                iterations: Some(10),
+                concurrency: Some(4),
+                stagger_delay_ms: Some(250.0),
+                ..RunFlags::default()
+            }
+        );
+        let flags = parse(&["--iterations=7", "--concurrency=2"]).unwrap();
+        assert_eq!(
+            flags,
+            RunFlags {
+                iterations: Some(7),
+                concurrency: Some(2),
+                ..RunFlags::default()
+            }
+        );
+    }
+
+    #[test]
+    fn pa3_pa28_pa29_providers_append() {
+        let flags = parse(&["--provider", "e2b,modal", "--provider", "daytona"]).unwrap();
+        assert_eq!(flags.providers, Some(args(&["e2b", "modal", "daytona"])));
+        let flags = parse(&["--provider", " a , ,b "]).unwrap();
+        assert_eq!(flags.providers, Some(args(&["a", "b"])));
+        assert_eq!(parse(&["--provider="]).unwrap().providers, Some(vec![]));
+        assert_eq!(parse(&["--provider"]).unwrap().providers, Some(vec![]));
+        assert_eq!(parse(&[]).unwrap().providers, None);
+    }
+
+    #[test]
+    fn pa4_group_by() {
+        assert_eq!(
+            parse(&["--group-by", "round"]).unwrap().group_by,
+            Some(GroupBy::Round)
+        );
+        assert_eq!(
+            parse(&["--group-by=participant"]).unwrap().group_by,
+            Some(GroupBy::Participant)
+        );
+    }
+
+    #[test]
+    fn pa5_benchmark_slug() {
+        for argv in [
+            &["--benchmark", "sandbox-burst-local"][..],
+            &["--slug", "sandbox-burst-local"],
+        ] {
+            assert_eq!(
+                parse(argv).unwrap().benchmark.as_deref(),
+                Some("sandbox-burst-local")
+            );
+        }
+        assert_eq!(
+            parse(&["--benchmark=sandbox-tti-local"])
+                .unwrap()
+                .benchmark
+                .as_deref(),
+            Some("sandbox-tti-local")
+        );
+    }
+
+    #[test]
+    fn pa6_pa7_text_flags() {
+        assert_eq!(
+            parse(&["--name", "Sandbox burst TTI"])
+                .unwrap()
+                .name
+                .as_deref(),
+            Some("Sandbox burst TTI")
+        );
+        assert_eq!(error(&["--name", " "]), "--name expects a value");
+        assert_eq!(
+            parse(&["--shape", "burst"]).unwrap().shape.as_deref(),
+            Some("burst")
+        );
+        assert_eq!(
+            parse(&["--run-key=ci-123"]).unwrap().run_key.as_deref(),
+            Some("ci-123")
+        );
+        assert_eq!(error(&["--shape", ""]), "--shape expects a value");
+        assert_eq!(error(&["--run-key", ""]), "--run-key expects a value");
+    }
+
+    #[test]
+    fn pa8_to_pa10_bad_values() {
+        assert_eq!(
+            error(&["--benchmark", "Sandbox TTI"]),
+            r#"--benchmark expects a lowercase benchmark slug (got "Sandbox TTI")"#
+        );
+        assert_eq!(
+            error(&["--slug", ""]),
+            r#"--slug expects a lowercase benchmark slug (got "")"#
+        );
+        assert_eq!(
+            error(&["--group-by", "nope"]),
+            r#"--group-by expects 'participant' or 'round' (got "nope")"#
+        );
+    }
+
+    #[test]
+    fn pa11_pa13_pa26_unknown_flags() {
+        assert_eq!(
+            error(&["--unknown", "x", "--iterations", "3"]),
+            "Unknown flag(s): --unknown"
+        );
+        assert_eq!(
+            error(&["--file-size", "10MB"]),
+            "Unknown flag(s): --file-size"
+        );
+        assert_eq!(
+            error(&["--a", "1", "--b=2", "--c"]),
+            "Unknown flag(s): --a, --b, --c"
+        );
+        assert_eq!(
+            parse(&["--a", "1", "positional"]).unwrap_err(),
+            FlagError::Unknown(args(&["--a", "positional"]))
+        );
+    }
+
+    #[test]
+    fn invalid_values_fail_before_unknown_flags() {
+        assert_eq!(
+            error(&["--unknown", "--iterations", "0"]),
+            r#"--iterations expects an integer >= 1 (got "0")"#
+        );
+    }
+
+    #[test]
+    fn pa12_custom_flags_pass_through() {
+        let custom = args(&["--file-size"]);
+        for argv in [
+            &["--file-size", "10MB", "--iterations", "3"][..],
+            &["--file-size=10MB", "--iterations", "3"],
+        ] {
+            let flags = parse_run_flags(&args(argv), &custom, None).unwrap();
+            assert_eq!(flags.iterations, Some(3));
+            assert_eq!(
+                flags.custom,
+                [("--file-size".to_string(), "10MB".to_string())]
+            );
+        }
+        let flags = parse_run_flags(&args(&["--file-size"]), &custom, None).unwrap();
+        assert_eq!(flags.custom, [("--file-size".to_string(), String::new())]);
+    }
+
+    #[test]
+    fn values_starting_with_a_dash_are_not_skipped_for_custom_flags() {
+        let custom = args(&["--offset"]);
+        let result = parse_run_flags(&args(&["--offset", "-5"]), &custom, None);
+        assert_eq!(result, Err(FlagError::Unknown(args(&["-5"]))));
+    }
+
+    #[test]
+    fn known_flags_take_the_next_token_even_if_it_is_a_flag() {
+        let flags = parse(&["--name", "--no-ingest"]).unwrap();
+        assert_eq!(flags.name.as_deref(), Some("--no-ingest"));
+        assert!(!flags.no_ingest);
+    }
+
+    #[test]
+    fn pa14_pa15_pa16_pa24_number_errors() {
+        let cases: [(&[&str], &str); 8] = [
+            (
+                &["--iterations", "abc"],
+                r#"--iterations expects an integer >= 1 (got "abc")"#,
+            ),
+            (&["--iterations", ""], "--iterations expects a value"),
+            (
+                &["--iterations", "-3"],
+                r#"--iterations expects an integer >= 1 (got "-3")"#,
+            ),
+            (
+                &["--iterations", "1.5"],
+                r#"--iterations expects an integer >= 1 (got "1.5")"#,
+            ),
+            (
+                &["--concurrency", "0"],
+                r#"--concurrency expects an integer >= 1 (got "0")"#,
+            ),
+            (
+                &["--stagger-delay-ms", "-1"],
+                r#"--stagger-delay-ms expects a number >= 0 (got "-1")"#,
+            ),
+            (&["--iterations"], "--iterations expects a value"),
+            (
+                &["--stagger-delay-ms="],
+                "--stagger-delay-ms expects a value",
+            ),
+        ];
+        for (argv, expected) in cases {
+            assert_eq!(error(argv), expected, "{argv:?}");
+        }
+        assert_eq!(
+            error(&["--iterations", "1e10"]),
+            r#"--iterations expects an integer between 1 and 4294967295 (got "1e10")"#
+        );
+        assert_eq!(
+            error(&["--stagger-delay-ms", "Infinity"]),
+            r#"--stagger-delay-ms expects a number >= 0 (got "Infinity")"#
+        );
+    }
+
+    #[test]
+    fn integers_use_javascript_number_syntax() {
+        for (raw, expected) in [
+            ("0x10", 16),
+            ("1e2", 100),
+            (" 5 ", 5),
+            ("1.0", 1),
+            ("+7", 7),
+            ("0b11", 3),
+            ("0o17", 15),
+            ("5.", 5),
+        ] {
+            assert_eq!(
+                parse(&["--iterations", raw]).unwrap().iterations,
+                Some(expected),
+                "{raw}"
+            );
+        }
+        for raw in ["1_000", "-0x10", "0x", "Infinity", "1e", "five", "."] {
+            assert!(parse(&["--iterations", raw]).is_err(), "{raw}");
+        }
+    }
+
+    #[test]
+    fn pa22_fractional_stagger() {
+        assert_eq!(
+            parse(&["--stagger-delay-ms", "2.5"])
+                .unwrap()
+                .stagger_delay_ms,
+            Some(2.5)
+        );
+        assert_eq!(
+            parse(&["--stagger-delay-ms", ".5"])
+                .unwrap()
+                .stagger_delay_ms,
+            Some(0.5)
+        );
+        let zero = parse(&["--stagger-delay-ms", "-0"])
+            .unwrap()
+            .stagger_delay_ms
+            .unwrap();
+        assert!(zero == 0.0 && zero.is_sign_positive());
+    }
+
+    #[test]
+    fn pa17_pa18_switches() {
+        assert_eq!(parse(&[]).unwrap(), RunFlags::default());
+        assert!(parse(&["--no-ingest"]).unwrap().no_ingest);
+        assert!(parse(&["--dry-run"]).unwrap().no_ingest);
+        // A switch ignores `=value` and never takes the next token.
+        let flags = parse(&["--dry-run=false", "--iterations", "2"]).unwrap();
+        assert!(flags.no_ingest);
+        assert_eq!(flags.iterations, Some(2));
+    }
+
+    #[test]
+    fn pa19_pa31_no_ingest_from_the_environment() {
+        let env =
+            |value: &str, argv: &[&str]| parse_run_flags(&args(argv), &[], Some(value)).unwrap();
+        assert!(env("1", &[]).no_ingest);
+        let flags = env("1", &["--iterations", "5"]);
+        assert!(flags.no_ingest);
+        assert_eq!(flags.iterations, Some(5));
+        assert!(env("TRUE", &[]).no_ingest);
+        assert!(env("True", &[]).no_ingest);
+        assert_eq!(env("yes", &[]), RunFlags::default());
+        assert_eq!(env("0", &[]), RunFlags::default());
+    }
+
+    #[test]
+    fn bench_flags() {
+        let flags = parse(&["--out", "results", "--fresh-instance"]).unwrap();
+        assert_eq!(flags.out.as_deref(), Some("results"));
+        assert!(flags.fresh_instance);
+        assert_eq!(error(&["--out", " "]), "--out expects a value");
+        assert_eq!(error(&["--out"]), "--out expects a value");
+    }
+
+    #[test]
+    fn usage_starts_with_usage() {
+        assert!(RUN_USAGE.starts_with("Usage:\n  bench run <task.wasm | task-dir>"));
+        assert!(RUN_USAGE.contains("[--out DIR] [--fresh-instance]"));
+    }
+}

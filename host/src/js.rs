@@ -31,7 +31,7 @@ pub fn number_to_string(x: f64) -> String {
     } else if -6 < n && n <= 0 {
         format!("0.{}{digits}", "0".repeat((-n) as usize))
     } else {
-        let exp_sign = if n - 1 >= 0 { "+" } else { "-" };
+        let exp_sign = if n >= 1 { "+" } else { "-" };
         let rest = if k == 1 {
             String::new()
         } else {
@@ -197,7 +197,7 @@ mod tests {
         assert_eq!(to_fixed(1.0099999999999998, 3), "1.010");
         assert_eq!(to_fixed(1.4, 3), "1.400");
         assert_eq!(to_fixed(-0.0625, 3), "-0.063");
-        assert_eq!(to_fixed(0.9995, 3), "0.999");
+        assert_eq!(to_fixed(0.9995, 3), "1.000");
         assert_eq!(to_fixed(9.9996, 3), "10.000");
         assert_eq!(to_fixed(0.0, 3), "0.000");
     }

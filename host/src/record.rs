@@ -186,7 +186,8 @@ mod tests {
             serde_json::to_string(&implicit).unwrap(),
             r#"{"name":"task","status":"success","startedAt":"a","completedAt":"b","latencyMs":3,"errorCode":null}"#
         );
-        let back: StepRecord = serde_json::from_str(&serde_json::to_string(&implicit).unwrap()).unwrap();
+        let back: StepRecord =
+            serde_json::from_str(&serde_json::to_string(&implicit).unwrap()).unwrap();
         assert_eq!(back.error_code, Some(None));
     }
 }

@@ -1,0 +1,7 @@
+//! Host bindings of the `bench:task/task` world (`wit/task.wit`).
+
+wasmtime::component::bindgen!({
+    path: "../wit",
+    world: "task",
+    exports: { default: async },
+});

@@ -1,0 +1,140 @@
+//! The upstream console lines (spec §3.6), written to stdout through a buffer that is
+//! flushed at least every [`FLUSH_INTERVAL`], so a 100 000-task run is not bound by
+//! terminal writes.
+
+use crate::js;
+use crate::record::TaskRecord;
+use std::io::{BufWriter, Stdout, Write};
+use std::time::{Duration, Instant};
+
+/// Longest time a printed line may wait in the buffer.
+const FLUSH_INTERVAL: Duration = Duration::from_millis(50);
+
+/// The banner line: 70 `=`.
+const BANNER: &str = "======================================================================";
+
+/// What the header prints.
+#[derive(Debug, Clone)]
+pub struct Header<'a> {
+    /// The benchmark name.
+    pub benchmark_name: &'a str,
+    /// ISO start time.
+    pub date: &'a str,
+    /// `--no-ingest` / `--dry-run` given.
+    pub dry_run: bool,
+    /// Schedule length.
+    pub iterations: usize,
+    /// Resolved concurrency.
+    pub concurrency: u32,
+    /// Resolved stagger.
+    pub stagger_delay_ms: f64,
+    /// `participant` or `round`.
+    pub group_by: &'a str,
+}
+
+/// Buffered console output.
+pub struct Console {
+    out: BufWriter<Stdout>,
+    last_flush: Instant,
+}
+
+impl Default for Console {
+    fn default() -> Self {
+        Self {
+            out: BufWriter::with_capacity(64 * 1024, std::io::stdout()),
+            last_flush: Instant::now(),
+        }
+    }
+}
+
+impl Console {
+    /// Prints a line as is.
+    pub fn line(&mut self, text: &str) {
+        let _ = writeln!(self.out, "{text}");
+        self.flush_if_due();
+    }
+
+    /// The run header, through the blank line after `Knobs:`.
+    pub fn header(&mut self, header: &Header<'_>) {
+        self.line(&format!("{} (self-contained)", header.benchmark_name));
+        self.line(&format!("Date: {}", header.date));
+        if header.dry_run {
+            self.line("Dry run: no platform ingest or reporting.");
+            self.line("");
+        }
+        self.line(&format!(
+            "Knobs: iterations={}, concurrency={}, staggerDelayMs={}, groupBy={}",
+            header.iterations,
+            header.concurrency,
+            js::number_to_string(header.stagger_delay_ms),
+            header.group_by
+        ));
+        self.line("");
+        self.flush();
+    }
+
+    /// The banner that opens a participant (participant mode).
+    pub fn participant_banner(&mut self, participant: &str) {
+        self.line(BANNER);
+        self.line(&format!("  Participant: {participant}"));
+        self.line(BANNER);
+        self.flush();
+    }
+
+    /// `  [p] Task n/N: success {json}` or `  [p] Task n/N: FAILED — code`.
+    pub fn task_line(&mut self, participant: &str, record: &TaskRecord, total: usize) {
+        let n = u64::from(record.task_index) + 1;
+        let outcome = if record.is_success() {
+            match &record.data {
+                Some(data) if !data.is_empty() => {
+                    format!("success {}", serde_json::Value::Object(data.clone()))
+                }
+                _ => "success".to_owned(),
+            }
+        } else {
+            format!("FAILED \u{2014} {}", record.error_label())
+        };
+        self.line(&format!("  [{participant}] Task {n}/{total}: {outcome}"));
+    }
+
+    /// `  Done: x/y succeeded.` and a blank line.
+    pub fn participant_done(&mut self, records: &[TaskRecord]) {
+        let ok = records.iter().filter(|record| record.is_success()).count();
+        self.line(&format!("  Done: {ok}/{} succeeded.", records.len()));
+        self.line("");
+        self.flush();
+    }
+
+    /// `Interleaving P participant(s), R round(s) each.` and a blank line.
+    pub fn rounds_started(&mut self, participants: usize, rounds: usize) {
+        self.line(&format!(
+            "Interleaving {participants} participant(s), {rounds} round(s) each."
+        ));
+        self.line("");
+        self.flush();
+    }
+
+    /// `  <name>: done.` or `  <name>: done (with errors).`
+    pub fn round_participant_done(&mut self, participant: &str, failed: bool) {
+        let suffix = if failed { " (with errors)" } else { "" };
+        self.line(&format!("  {participant}: done{suffix}."));
+    }
+
+    /// Writes out everything buffered.
+    pub fn flush(&mut self) {
+        let _ = self.out.flush();
+        self.last_flush = Instant::now();
+    }
+
+    fn flush_if_due(&mut self) {
+        if self.last_flush.elapsed() >= FLUSH_INTERVAL {
+            self.flush();
+        }
+    }
+}
+
+impl Drop for Console {
+    fn drop(&mut self) {
+        self.flush();
+    }
+}

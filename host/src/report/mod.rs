@@ -1,0 +1,48 @@
+//! Where a run's progress goes: the console and the local results directory.
+
+pub mod console;
+pub mod results;
+
+use crate::exec::{Finished, RunObserver};
+use crate::record::TaskRecord;
+use anyhow::Result;
+use console::Console;
+use results::ResultsWriter;
+
+/// Prints upstream console lines and writes every record and log line to the results
+/// directory as tasks finish.
+pub struct RunReporter {
+    /// The console.
+    pub console: Console,
+    /// The results directory.
+    pub results: ResultsWriter,
+}
+
+impl RunObserver for RunReporter {
+    fn participant_started(&mut self, participant: &str) {
+        self.console.participant_banner(participant);
+    }
+
+    fn task_finished(
+        &mut self,
+        participant: &str,
+        finished: &Finished,
+        total: usize,
+    ) -> Result<()> {
+        self.results.append(participant, finished)?;
+        self.console.task_line(participant, &finished.record, total);
+        Ok(())
+    }
+
+    fn participant_finished(&mut self, _participant: &str, records: &[TaskRecord]) {
+        self.console.participant_done(records);
+    }
+
+    fn rounds_started(&mut self, participants: usize, rounds: usize) {
+        self.console.rounds_started(participants, rounds);
+    }
+
+    fn round_participant_finished(&mut self, participant: &str, failed: bool) {
+        self.console.round_participant_done(participant, failed);
+    }
+}

@@ -1,0 +1,132 @@
+//! The local results directory of one run: `run.json`, `records.ndjson` (one record per
+//! line, written as each task finishes) and `logs/<participant>.log`.
+
+use crate::exec::Finished;
+use crate::record::TaskRecord;
+use anyhow::{Context as _, Result};
+use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+/// One line of `records.ndjson`: the participant, then the upstream record keys.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct RecordLine {
+    /// The participant's name.
+    pub participant: String,
+    /// The task record.
+    #[serde(flatten)]
+    pub record: TaskRecord,
+}
+
+#[derive(Serialize)]
+struct RecordLineRef<'a> {
+    participant: &'a str,
+    #[serde(flatten)]
+    record: &'a TaskRecord,
+}
+
+/// Writes one run's results directory.
+pub struct ResultsWriter {
+    dir: PathBuf,
+    records: BufWriter<File>,
+    logs: HashMap<String, BufWriter<File>>,
+}
+
+impl ResultsWriter {
+    /// Creates the directory, its `logs/` folder and an empty `records.ndjson` up front, so a
+    /// bad path fails before any task runs.
+    pub fn create(dir: &Path) -> Result<Self> {
+        std::fs::create_dir_all(dir.join("logs"))
+            .with_context(|| format!("cannot create the results directory {}", dir.display()))?;
+        let records_path = dir.join("records.ndjson");
+        let records = File::create(&records_path)
+            .with_context(|| format!("cannot create {}", records_path.display()))?;
+        Ok(Self {
+            dir: dir.to_owned(),
+            records: BufWriter::new(records),
+            logs: HashMap::new(),
+        })
+    }
+
+    /// The directory.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// Writes `run.json` (pretty-printed, replacing any earlier version).
+    pub fn write_run_json(&self, run: &serde_json::Value) -> Result<()> {
+        let path = self.dir.join("run.json");
+        let mut text = serde_json::to_string_pretty(run)?;
+        text.push('\n');
+        std::fs::write(&path, text).with_context(|| format!("cannot write {}", path.display()))
+    }
+
+    /// Appends a finished task's record (flushed at once) and its log lines.
+    pub fn append(&mut self, participant: &str, finished: &Finished) -> Result<()> {
+        let line = RecordLineRef {
+            participant,
+            record: &finished.record,
+        };
+        serde_json::to_writer(&mut self.records, &line)?;
+        self.records.write_all(b"\n")?;
+        self.records
+            .flush()
+            .context("cannot write records.ndjson")?;
+        if !finished.log.is_empty() {
+            let log = self.log_file(participant)?;
+            for line in &finished.log {
+                writeln!(log, "{line}")?;
+            }
+            log.flush().context("cannot write a participant log")?;
+        }
+        Ok(())
+    }
+
+    fn log_file(&mut self, participant: &str) -> Result<&mut BufWriter<File>> {
+        if !self.logs.contains_key(participant) {
+            let path = self
+                .dir
+                .join("logs")
+                .join(format!("{}.log", file_name(participant)));
+            let file = File::options()
+                .create(true)
+                .append(true)
+                .open(&path)
+                .with_context(|| format!("cannot create {}", path.display()))?;
+            self.logs
+                .insert(participant.to_owned(), BufWriter::new(file));
+        }
+        Ok(self.logs.get_mut(participant).expect("inserted above"))
+    }
+}
+
+/// A participant name made safe as a file name.
+pub fn file_name(participant: &str) -> String {
+    participant
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || "-_.".contains(c) {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
+
+/// Reads `records.ndjson` back.
+pub fn read_records(dir: &Path) -> Result<Vec<RecordLine>> {
+    let path = dir.join("records.ndjson");
+    let text = std::fs::read_to_string(&path)
+        .with_context(|| format!("cannot read {}", path.display()))?;
+    text.lines()
+        .filter(|line| !line.trim().is_empty())
+        .enumerate()
+        .map(|(index, line)| {
+            serde_json::from_str(line)
+                .with_context(|| format!("{} line {} is not a record", path.display(), index + 1))
+        })
+        .collect()
+}

@@ -1,0 +1,254 @@
+//! `bench run` and `bench check`: component → config → validated plan → executor → local
+//! results (spec §3.1, local mode).
+
+use crate::component::TaskComponent;
+use crate::config::{self, BenchmarkConfig, GroupBy, Participant};
+use crate::engine::{EngineSettings, TaskEngine};
+use crate::exec::{self, ExecPlan, ParticipantRun, RunRecords, SlotConfig};
+use crate::flags::{self, RunFlags};
+use crate::plan::{self, ResolvedRun, Skipped};
+use crate::project;
+use crate::report::console::{Console, Header};
+use crate::report::results::ResultsWriter;
+use crate::report::RunReporter;
+use crate::sandbox::Capabilities;
+use crate::{engine, js};
+use anyhow::Result;
+use serde_json::{json, Value};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::SystemTime;
+
+/// Everything decided before the first task runs.
+struct Prepared {
+    /// Kept alive for the whole run: its ticker drives the epoch deadlines.
+    engine: TaskEngine,
+    task: Arc<TaskComponent>,
+    config: BenchmarkConfig,
+    flags: RunFlags,
+    resolved: ResolvedRun,
+    available: Vec<Participant>,
+    skipped: Vec<Skipped>,
+    settings: EngineSettings,
+}
+
+/// Runs a benchmark task (a `.wasm` component or a project directory) with upstream flags.
+pub async fn run(task_path: &Path, argv: &[String]) -> Result<()> {
+    let prepared = prepare(task_path, argv).await?;
+    let mut console = Console::default();
+    for skipped in &prepared.skipped {
+        console.line(&skipped.line());
+    }
+    if prepared.available.is_empty() {
+        console.line(&plan::no_participants_message(&prepared.skipped));
+        return Ok(());
+    }
+    let Prepared {
+        engine: _engine,
+        task,
+        config,
+        flags,
+        resolved,
+        available,
+        settings,
+        ..
+    } = prepared;
+    let schedule = plan::build_schedule(&config, &resolved);
+    let started_at = SystemTime::now();
+    let run_id = run_id(started_at);
+    let dir = flags.out.as_ref().map(PathBuf::from).unwrap_or_else(|| {
+        PathBuf::from("bench-results")
+            .join(&resolved.benchmark_slug)
+            .join(&run_id)
+    });
+    let results = ResultsWriter::create(&dir)?;
+    let names: Vec<String> = available.iter().map(|p| p.name.clone()).collect();
+    let mut run_json = run_json(&config, &resolved, &names, &run_id, started_at, &task);
+    results.write_run_json(&run_json)?;
+
+    let date = js::iso_timestamp(started_at);
+    console.header(&Header {
+        benchmark_name: &resolved.benchmark_name,
+        date: &date,
+        dry_run: flags.no_ingest,
+        iterations: schedule.len(),
+        concurrency: resolved.concurrency,
+        stagger_delay_ms: resolved.stagger_delay_ms,
+        group_by: resolved.group_by.as_str(),
+    });
+    let participants: Vec<ParticipantRun> = available
+        .iter()
+        .map(|participant| ParticipantRun {
+            name: participant.name.clone(),
+            slot: SlotConfig {
+                task: task.clone(),
+                participant_json: participant.raw.to_string(),
+                capabilities: capabilities(participant, &settings),
+                args: flags.custom.clone(),
+                fresh_instance: flags.fresh_instance,
+            },
+        })
+        .collect();
+    let exec_plan = ExecPlan {
+        schedule,
+        concurrency: resolved.concurrency,
+        stagger_delay_ms: resolved.stagger_delay_ms,
+    };
+    let mut reporter = RunReporter { console, results };
+    let records = execute(resolved.group_by, &participants, &exec_plan, &mut reporter).await?;
+
+    reporter.console.line("All done. No platform run created.");
+    let completed_at = SystemTime::now();
+    run_json["completedAt"] = Value::String(js::iso_timestamp(completed_at));
+    run_json["tasks"] = json!({
+        "total": records.iter().map(|(_, r)| r.len()).sum::<usize>(),
+        "failed": records.iter().flat_map(|(_, r)| r).filter(|r| !r.is_success()).count(),
+    });
+    reporter.results.write_run_json(&run_json)?;
+    reporter
+        .console
+        .line(&format!("Results: {}", reporter.results.dir().display()));
+    Ok(())
+}
+
+/// Validates a task without running it and prints what a run would do.
+pub async fn check(task_path: &Path, argv: &[String]) -> Result<bool> {
+    let prepared = prepare(task_path, argv).await?;
+    let Prepared {
+        task,
+        config,
+        resolved,
+        available,
+        skipped,
+        ..
+    } = &prepared;
+    let schedule = plan::build_schedule(config, resolved);
+    println!(
+        "Component: {} ({} bytes, sha256 {})",
+        task.path.display(),
+        task.size_bytes,
+        task.sha256
+    );
+    println!(
+        "Benchmark: {} ({})",
+        resolved.benchmark_name, resolved.benchmark_slug
+    );
+    println!(
+        "Knobs: iterations={}, concurrency={}, staggerDelayMs={}, groupBy={}",
+        schedule.len(),
+        resolved.concurrency,
+        js::number_to_string(resolved.stagger_delay_ms),
+        resolved.group_by.as_str()
+    );
+    for participant in available {
+        println!("Participant {}: ready", participant.name);
+    }
+    for skipped in skipped {
+        println!("{}", skipped.line());
+    }
+    if available.is_empty() {
+        println!("{}", plan::no_participants_message(skipped));
+        return Ok(false);
+    }
+    println!("Config OK.");
+    Ok(true)
+}
+
+async fn prepare(task_path: &Path, argv: &[String]) -> Result<Prepared> {
+    let wasm = project::resolve_task(task_path)?;
+    let settings = EngineSettings::default();
+    let engine = TaskEngine::new(&settings)?;
+    let task = Arc::new(TaskComponent::load(&engine, &wasm)?);
+    let config_json = task.config_json(settings.max_memory_bytes).await?;
+    let config = config::parse_config(&config_json)?;
+    let no_ingest_env = std::env::var("BENCHSDK_NO_INGEST").ok();
+    let flags = flags::parse_run_flags(argv, &config.custom_cli_flags, no_ingest_env.as_deref())?;
+    let resolved = plan::resolve(&config, &flags)?;
+    for warning in &resolved.warnings {
+        eprintln!("{warning}");
+    }
+    let selected = plan::select_participants(&config.participants, resolved.providers.as_deref())?;
+    let (available, skipped) = plan::filter_by_env(selected, |name| std::env::var(name).ok());
+    Ok(Prepared {
+        engine,
+        task,
+        config,
+        flags,
+        resolved,
+        available,
+        skipped,
+        settings,
+    })
+}
+
+async fn execute(
+    group_by: GroupBy,
+    participants: &[ParticipantRun],
+    plan: &ExecPlan,
+    reporter: &mut RunReporter,
+) -> Result<RunRecords> {
+    match group_by {
+        GroupBy::Round => exec::run_rounds(participants, plan, reporter).await,
+        GroupBy::Participant => {
+            let mut records = Vec::with_capacity(participants.len());
+            for participant in participants {
+                let done = exec::run_participant(participant, plan, reporter).await?;
+                records.push((participant.name.clone(), done));
+            }
+            Ok(records)
+        }
+    }
+}
+
+/// A participant's sandbox grants: its own required env vars, nothing else.
+fn capabilities(participant: &Participant, settings: &EngineSettings) -> Capabilities {
+    let env = participant
+        .required_env_vars
+        .iter()
+        .filter_map(|name| std::env::var(name).ok().map(|value| (name.clone(), value)))
+        .collect();
+    Capabilities {
+        env,
+        max_memory_bytes: settings.max_memory_bytes,
+    }
+}
+
+/// `run.json`: the upstream run config, then this run's identity, component and host.
+fn run_json(
+    config: &BenchmarkConfig,
+    resolved: &ResolvedRun,
+    participants: &[String],
+    run_id: &str,
+    started_at: SystemTime,
+    task: &TaskComponent,
+) -> Value {
+    let mut run = plan::run_config_json(config, resolved, participants);
+    if let Some(display) = &config.display {
+        run["display"] = display.clone();
+    }
+    run["runId"] = Value::String(run_id.to_owned());
+    run["startedAt"] = Value::String(js::iso_timestamp(started_at));
+    run["component"] = json!({
+        "path": task.path.display().to_string(),
+        "sha256": task.sha256,
+        "sizeBytes": task.size_bytes,
+    });
+    run["host"] = json!({
+        "benchVersion": env!("CARGO_PKG_VERSION"),
+        "wasmtimeVersion": engine::wasmtime_version(),
+        "os": std::env::consts::OS,
+        "arch": std::env::consts::ARCH,
+    });
+    run
+}
+
+/// A sortable run id: UTC start time plus a few hex digits against collisions.
+fn run_id(started_at: SystemTime) -> String {
+    let time = chrono::DateTime::<chrono::Utc>::from(started_at);
+    let nanos = started_at
+        .duration_since(SystemTime::UNIX_EPOCH)
+        .map(|d| d.subsec_nanos())
+        .unwrap_or_default();
+    let salt = (nanos ^ std::process::id().rotate_left(16)) & 0xffff;
+    format!("{}-{salt:04x}", time.format("%Y%m%dT%H%M%SZ"))
+}

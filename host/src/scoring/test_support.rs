@@ -1,0 +1,49 @@
+//! Builders shared by the scoring tests.
+
+use super::spec::{MetricScoring, Weights};
+use crate::record::{Status, TaskRecord};
+use serde_json::Value;
+
+/// A task record with the given status and data (`data` that is not an object: no data).
+pub fn record(status: Status, data: Value) -> TaskRecord {
+    TaskRecord {
+        task_index: 0,
+        status,
+        started_at: String::new(),
+        error_code: None,
+        data: data.as_object().cloned(),
+        completed_at: String::new(),
+        latency_ms: 0.0,
+        steps: Vec::new(),
+    }
+}
+
+/// A lower-is-better metric reading the field `name`, like upstream's `lowerIsBetter`;
+/// `weights` are the median, p95 and p99 weights.
+pub fn lower_is_better(name: &str, ceiling: f64, weights: [f64; 3]) -> MetricScoring {
+    let [median, p95, p99] = weights;
+    MetricScoring {
+        name: name.to_owned(),
+        value_key: None,
+        unit: None,
+        ceiling,
+        floor: None,
+        higher_is_better: false,
+        weights: Weights { median, p95, p99 },
+        trim: None,
+    }
+}
+
+/// A higher-is-better metric reading the field `name`, like upstream's `higherIsBetter`.
+pub fn higher_is_better(
+    name: &str,
+    floor: Option<f64>,
+    ceiling: f64,
+    weights: [f64; 3],
+) -> MetricScoring {
+    MetricScoring {
+        floor,
+        higher_is_better: true,
+        ..lower_is_better(name, ceiling, weights)
+    }
+}
