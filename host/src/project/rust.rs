@@ -1,4 +1,4 @@
-//! Building task projects into components (`bench build`, and `bench run <dir>`).
+//! Rust task projects: `cargo build --release --target wasm32-wasip2` makes a component.
 
 use anyhow::{bail, Context as _, Result};
 use std::path::{Path, PathBuf};
@@ -7,31 +7,9 @@ use std::process::{Command, Stdio};
 /// The target Rust tasks are built for.
 pub const RUST_TARGET: &str = "wasm32-wasip2";
 
-/// Resolves what `bench run`/`bench check` were given: a `.wasm` file as is, a project
-/// directory built first.
-pub fn resolve_task(path: &Path) -> Result<PathBuf> {
-    if path.is_dir() {
-        build(path)
-    } else if path.exists() {
-        Ok(path.to_owned())
-    } else {
-        bail!("{} does not exist", path.display())
-    }
-}
-
-/// Builds a task project and returns the component's path. Build output goes to stderr.
+/// Builds a Rust task crate with cargo and returns the `.wasm` cargo reports; cargo
+/// itself skips the work when nothing changed.
 pub fn build(dir: &Path) -> Result<PathBuf> {
-    if dir.join("Cargo.toml").is_file() {
-        build_rust(dir)
-    } else {
-        bail!(
-            "{} is not a task project: expected a Cargo.toml (Rust task)",
-            dir.display()
-        )
-    }
-}
-
-fn build_rust(dir: &Path) -> Result<PathBuf> {
     let output = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
         .args([
             "build",
