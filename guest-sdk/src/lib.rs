@@ -27,6 +27,8 @@
 mod config;
 mod context;
 mod error;
+#[cfg(feature = "http")]
+pub mod http;
 mod output;
 
 #[doc(hidden)]

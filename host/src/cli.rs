@@ -1,6 +1,8 @@
 //! Command-line interface: clap dispatches the subcommands; `run` and `check` flags follow
 //! upstream's own parser (spec §5.2) because the task's config declares extra flags.
 
+use crate::report::export::ExportPaths;
+use crate::report::saved;
 use crate::{flags, project, runner};
 use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
@@ -34,6 +36,31 @@ enum Command {
         /// The task project directory.
         dir: PathBuf,
     },
+    #[command(flatten)]
+    Platform(crate::platform::cli::PlatformCommand),
+    /// Re-read a saved run: print its summary, rewrite summary.json and export it again.
+    Report(ReportArgs),
+}
+
+#[derive(Debug, Args)]
+struct ReportArgs {
+    /// The run's results directory (holds run.json and records.ndjson).
+    dir: PathBuf,
+    /// Write the summary as JSON (what summary.json holds) to FILE.
+    #[arg(long, value_name = "FILE")]
+    export_json: Option<PathBuf>,
+    /// Write the summary as CSV to FILE.
+    #[arg(long, value_name = "FILE")]
+    export_csv: Option<PathBuf>,
+    /// Write the summary table as Markdown to FILE.
+    #[arg(long, value_name = "FILE")]
+    export_markdown: Option<PathBuf>,
+    /// Write JUnit XML (a test suite per participant, a test case per task) to FILE.
+    #[arg(long, value_name = "FILE")]
+    export_junit: Option<PathBuf>,
+    /// Exit 99 when any participant's overall composite score is below SCORE.
+    #[arg(long, value_name = "SCORE", value_parser = flags::fail_under)]
+    fail_under: Option<f64>,
 }
 
 #[derive(Debug, Args)]
@@ -48,7 +75,7 @@ impl Cli {
     pub fn execute(self) -> ExitCode {
         match self.command {
             Command::Run(args) => task_command(args, |task, flags| async move {
-                runner::run(&task, &flags).await.map(|()| ExitCode::SUCCESS)
+                runner::run(&task, &flags).await
             }),
             Command::Check(args) => task_command(args, |task, flags| async move {
                 let ok = runner::check(&task, &flags).await?;
@@ -58,6 +85,16 @@ impl Cli {
                     ExitCode::FAILURE
                 })
             }),
+            Command::Report(args) => {
+                let exports = ExportPaths {
+                    json: args.export_json,
+                    csv: args.export_csv,
+                    markdown: args.export_markdown,
+                    junit: args.export_junit,
+                };
+                saved::report(&args.dir, &exports, args.fail_under).unwrap_or_else(|e| fail(&e))
+            }
+            Command::Platform(command) => command.execute(),
             Command::Build { dir } => match project::build(&dir) {
                 Ok(path) => {
                     println!("{}", path.display());

@@ -57,11 +57,8 @@ impl TaskComponent {
     }
 
     /// Calls the component's `config` export in a sandbox without any capabilities.
-    pub async fn config_json(&self, max_memory_bytes: usize) -> Result<String> {
-        let capabilities = Capabilities {
-            env: Vec::new(),
-            max_memory_bytes,
-        };
+    pub async fn config_json(&self) -> Result<String> {
+        let capabilities = Capabilities::default();
         let mut store = sandbox::new_store(self.pre.engine(), &capabilities);
         let call = async {
             let task = self.pre.instantiate_async(&mut store).await?;
@@ -81,12 +78,12 @@ impl TaskComponent {
     }
 }
 
-/// A one-line description of a wasmtime error (a trap and its cause).
+/// A one-line description of a wasmtime error: the trap, else the innermost cause.
 pub fn trap_summary(error: &wasmtime::Error) -> String {
-    let mut text = format!("{error:#}");
-    if let Some(trap) = error.downcast_ref::<wasmtime::Trap>() {
-        text = format!("wasm trap: {trap}");
-    }
+    let text = match error.downcast_ref::<wasmtime::Trap>() {
+        Some(trap) => trap.to_string(),
+        None => error.root_cause().to_string(),
+    };
     text.lines().next().unwrap_or_default().to_owned()
 }
 

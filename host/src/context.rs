@@ -6,6 +6,7 @@ use crate::bindings::bench::task::context::Host;
 use crate::bindings::bench::task::model::{self, Level, StepOptions, StepOutcome};
 use crate::js;
 use crate::record::{Data, Status, StepRecord};
+use crate::sandbox::limits::{MAX_RECORD_DATA_BYTES, MAX_TASK_LOG_LINES};
 use crate::sandbox::SandboxState;
 use serde_json::Value;
 use std::time::{Instant, SystemTime};
@@ -52,7 +53,10 @@ pub struct TaskRecorder {
     active: Option<u32>,
     finished: Vec<StepRecord>,
     measures: Data,
+    measured_bytes: usize,
+    data_overflow: bool,
     log: Vec<String>,
+    log_dropped: usize,
     deadline: watch::Sender<Option<StepDeadline>>,
 }
 
@@ -65,7 +69,10 @@ impl Default for TaskRecorder {
             active: None,
             finished: Vec::new(),
             measures: Data::new(),
+            measured_bytes: 0,
+            data_overflow: false,
             log: Vec::new(),
+            log_dropped: 0,
             deadline: watch::channel(None).0,
         }
     }
@@ -78,6 +85,9 @@ pub struct RecordedTask {
     pub steps: Vec<StepRecord>,
     /// Task-level measurements.
     pub measures: Data,
+    /// The task tried to record more than [`MAX_RECORD_DATA_BYTES`] of measurements (the
+    /// excess was not kept).
+    pub data_overflow: bool,
 }
 
 impl TaskRecorder {
@@ -88,6 +98,8 @@ impl TaskRecorder {
         self.active = None;
         self.finished.clear();
         self.measures.clear();
+        self.measured_bytes = 0;
+        self.data_overflow = false;
         self.publish_deadline();
     }
 
@@ -113,18 +125,36 @@ impl TaskRecorder {
         RecordedTask {
             steps: std::mem::take(&mut self.finished),
             measures: std::mem::take(&mut self.measures),
+            data_overflow: self.data_overflow,
         }
     }
 
-    /// Takes the participant-log lines written since the last call.
+    /// Takes the participant-log lines written since the last call (with a note when lines
+    /// over [`MAX_TASK_LOG_LINES`] were dropped).
     pub fn take_log(&mut self) -> Vec<String> {
+        let dropped = std::mem::take(&mut self.log_dropped);
+        if dropped > 0 {
+            let note = format!(
+                "[task {}] ... ({dropped} log lines dropped)",
+                self.task_index
+            );
+            self.log.push(format!("{} {note}", now_iso()));
+        }
         std::mem::take(&mut self.log)
     }
 
     /// Appends a line to the participant log, stamped and prefixed with the task index.
     pub fn log_line(&mut self, text: &str) {
         let line = format!("{} [task {}] {text}", now_iso(), self.task_index);
-        self.log.push(line);
+        self.push_log(line);
+    }
+
+    fn push_log(&mut self, line: String) {
+        if self.log.len() < MAX_TASK_LOG_LINES {
+            self.log.push(line);
+        } else {
+            self.log_dropped += 1;
+        }
     }
 
     fn close_step(
@@ -172,7 +202,7 @@ impl TaskRecorder {
 
     fn log_block(&mut self, prefix: &str, text: &str) {
         for line in text.lines() {
-            self.log.push(format!("{prefix}{line}"));
+            self.push_log(format!("{prefix}{line}"));
         }
     }
 
@@ -243,6 +273,15 @@ impl Host for SandboxState {
 
     fn measure(&mut self, data: Vec<(String, model::Value)>) {
         let recorder = &mut self.recorder;
+        let size: usize = data
+            .iter()
+            .map(|(key, value)| key.len() + value_size(value))
+            .sum();
+        recorder.measured_bytes = recorder.measured_bytes.saturating_add(size);
+        if recorder.measured_bytes > MAX_RECORD_DATA_BYTES {
+            recorder.data_overflow = true;
+            return;
+        }
         let active = recorder
             .active
             .and_then(|id| recorder.open.iter_mut().find(|step| step.id == id));
@@ -273,6 +312,15 @@ impl Host for SandboxState {
 }
 
 impl crate::bindings::bench::task::model::Host for SandboxState {}
+
+/// Roughly how many bytes a measured value takes in a record.
+fn value_size(value: &model::Value) -> usize {
+    match value {
+        model::Value::Number(_) | model::Value::Flag(_) => 8,
+        model::Value::Numbers(xs) => 8 * xs.len(),
+        model::Value::Text(text) | model::Value::Json(text) => text.len(),
+    }
+}
 
 /// Converts a measured value to JSON (integral numbers print without a fraction).
 fn to_json(value: model::Value) -> Value {

@@ -18,8 +18,6 @@ pub const EPOCH_TICK: Duration = Duration::from_millis(10);
 /// Engine settings chosen by the user.
 #[derive(Debug, Clone)]
 pub struct EngineSettings {
-    /// Largest linear memory one sandbox may grow to, in bytes.
-    pub max_memory_bytes: usize,
     /// Directory of the compiled-component cache; `None` disables caching.
     pub cache_dir: Option<PathBuf>,
 }
@@ -27,7 +25,6 @@ pub struct EngineSettings {
 impl Default for EngineSettings {
     fn default() -> Self {
         Self {
-            max_memory_bytes: 512 << 20,
             cache_dir: default_cache_dir(),
         }
     }
@@ -52,8 +49,8 @@ impl TaskEngine {
     /// Creates the engine (pooling allocator when the machine allows it) and starts the
     /// epoch ticker.
     pub fn new(settings: &EngineSettings) -> Result<Self> {
-        let engine = Engine::new(&engine_config(settings, true))
-            .or_else(|_| Engine::new(&engine_config(settings, false)))
+        let engine = Engine::new(&engine_config(true))
+            .or_else(|_| Engine::new(&engine_config(false)))
             .map_err(anyhow::Error::from)
             .context("failed to create the WebAssembly engine")?;
         let ticker_stop = Arc::new(AtomicBool::new(false));
@@ -119,7 +116,7 @@ pub fn wasmtime_version() -> &'static str {
     "48.0.8"
 }
 
-fn engine_config(settings: &EngineSettings, pooling: bool) -> Config {
+fn engine_config(pooling: bool) -> Config {
     let mut config = Config::new();
     config
         .wasm_component_model(true)
@@ -136,7 +133,7 @@ fn engine_config(settings: &EngineSettings, pooling: bool) -> Config {
             .max_tables_per_component(200)
             .max_tables_per_module(20)
             .table_elements(200_000)
-            .max_memory_size(settings.max_memory_bytes)
+            .max_memory_size(4 << 30)
             .max_component_instance_size(4 << 20)
             .max_core_instance_size(4 << 20);
         config.allocation_strategy(InstanceAllocationStrategy::Pooling(pool));

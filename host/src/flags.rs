@@ -4,13 +4,17 @@
 //! value is checked and stored.
 
 use crate::config::{is_lowercase_slug, js_trim, GroupBy};
+use crate::report::export::ExportPaths;
 
 /// Usage text of `bench run`.
 pub const RUN_USAGE: &str = "Usage:
   bench run <task.wasm | task-dir> [--shape name] [--provider a,b] [--run-key key]
       [--benchmark slug] [--name \"My benchmark\"]
       [--iterations N] [--concurrency N] [--stagger-delay-ms N] [--group-by participant|round]
-      [--no-ingest | --dry-run] [--out DIR] [--fresh-instance]";
+      [--no-ingest | --dry-run] [--out DIR] [--fresh-instance]
+      [--allow-host URL] [--allow-dir HOST[:GUEST][:rw]] [--max-memory SIZE] [--task-timeout DURATION]
+      [--export-json FILE] [--export-csv FILE] [--export-markdown FILE] [--export-junit FILE]
+      [--fail-under SCORE]";
 
 /// The flags of one `bench run` invocation; `None` when not given.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -42,6 +46,21 @@ pub struct RunFlags {
     /// `--fresh-instance`: a new task instance for every task instead of one per
     /// participant slot.
     pub fresh_instance: bool,
+    /// `--require-upload`: fail the run (exit 1) when the platform did not acknowledge
+    /// everything.
+    pub require_upload: bool,
+    /// `--export-json`, `--export-csv`, `--export-markdown`, `--export-junit` files.
+    pub exports: ExportPaths,
+    /// `--fail-under SCORE`: exit 99 when a participant's overall composite score is below.
+    pub fail_under: Option<f64>,
+    /// `--allow-host` destinations (repeatable), added to the config's `allowedHosts`.
+    pub allow_hosts: Vec<String>,
+    /// `--allow-dir HOST[:GUEST][:rw]` grants (repeatable), read-only unless `:rw`.
+    pub allow_dirs: Vec<String>,
+    /// `--max-memory`: largest memory of one sandbox, in bytes.
+    pub max_memory_bytes: Option<u64>,
+    /// `--task-timeout`: longest time one task may run, in milliseconds.
+    pub task_timeout_ms: Option<u64>,
 }
 
 /// Why the flags were rejected; `Display` is upstream's exact message.
@@ -140,6 +159,46 @@ const FLAGS: &[FlagSpec] = &[
     }),
     switch("--fresh-instance", |f, _, _| {
         f.fresh_instance = true;
+        Ok(())
+    }),
+    switch("--require-upload", |f, _, _| {
+        f.require_upload = true;
+        Ok(())
+    }),
+    valued("--export-json", |f, flag, v| {
+        f.exports.json = Some(text(flag, v)?.into());
+        Ok(())
+    }),
+    valued("--export-csv", |f, flag, v| {
+        f.exports.csv = Some(text(flag, v)?.into());
+        Ok(())
+    }),
+    valued("--export-markdown", |f, flag, v| {
+        f.exports.markdown = Some(text(flag, v)?.into());
+        Ok(())
+    }),
+    valued("--export-junit", |f, flag, v| {
+        f.exports.junit = Some(text(flag, v)?.into());
+        Ok(())
+    }),
+    valued("--fail-under", |f, _, v| {
+        f.fail_under = Some(fail_under(v)?);
+        Ok(())
+    }),
+    valued("--allow-host", |f, flag, v| {
+        f.allow_hosts.push(text(flag, v)?);
+        Ok(())
+    }),
+    valued("--allow-dir", |f, flag, v| {
+        f.allow_dirs.push(text(flag, v)?);
+        Ok(())
+    }),
+    valued("--max-memory", |f, flag, v| {
+        f.max_memory_bytes = Some(byte_size(flag, v)?);
+        Ok(())
+    }),
+    valued("--task-timeout", |f, flag, v| {
+        f.task_timeout_ms = Some(duration_ms(flag, v)?);
         Ok(())
     }),
 ];
@@ -251,6 +310,64 @@ fn delay(flag: &str, value: &str) -> Result<f64, FlagError> {
     }
     // `-0` prints as `0` in JavaScript; store it that way.
     Ok(x + 0.0)
+}
+
+/// The `--fail-under` bar: a finite number in JavaScript `Number()` syntax.
+pub fn fail_under(value: &str) -> Result<f64, FlagError> {
+    text("--fail-under", value)?;
+    let x = js_number(value);
+    if !x.is_finite() {
+        return Err(invalid(format!(
+            "--fail-under expects a number (got \"{value}\")"
+        )));
+    }
+    Ok(x + 0.0)
+}
+
+/// A byte size: a whole number with an optional unit (`512MiB`, `256M`, `1G`, `65536`).
+fn byte_size(flag: &str, value: &str) -> Result<u64, FlagError> {
+    let text = js_trim(value);
+    let digits = text.trim_end_matches(|c: char| c.is_ascii_alphabetic());
+    let unit = &text[digits.len()..];
+    let scale: u64 = match unit.to_ascii_lowercase().as_str() {
+        "" | "b" => 1,
+        "k" | "kb" | "kib" => 1 << 10,
+        "m" | "mb" | "mib" => 1 << 20,
+        "g" | "gb" | "gib" => 1 << 30,
+        _ => 0,
+    };
+    digits
+        .parse::<u64>()
+        .ok()
+        .and_then(|n| n.checked_mul(scale))
+        .filter(|bytes| *bytes > 0)
+        .ok_or_else(|| {
+            invalid(format!(
+                "{flag} expects a size like 512MiB (got \"{value}\")"
+            ))
+        })
+}
+
+/// A duration in milliseconds: a whole number of ms, or with a unit (`500ms`, `30s`, `2m`).
+fn duration_ms(flag: &str, value: &str) -> Result<u64, FlagError> {
+    let text = js_trim(value);
+    let digits = text.trim_end_matches(|c: char| c.is_ascii_alphabetic());
+    let scale: u64 = match &text[digits.len()..] {
+        "" | "ms" => 1,
+        "s" => 1000,
+        "m" => 60_000,
+        _ => 0,
+    };
+    digits
+        .parse::<u64>()
+        .ok()
+        .and_then(|n| n.checked_mul(scale))
+        .filter(|ms| *ms > 0)
+        .ok_or_else(|| {
+            invalid(format!(
+                "{flag} expects a duration like 30s or 500ms (got \"{value}\")"
+            ))
+        })
 }
 
 fn group_by(flag: &str, value: &str) -> Result<GroupBy, FlagError> {
@@ -620,11 +737,90 @@ mod tests {
 
     #[test]
     fn bench_flags() {
-        let flags = parse(&["--out", "results", "--fresh-instance"]).unwrap();
+        let flags = parse(&["--out", "results", "--fresh-instance", "--require-upload"]).unwrap();
         assert_eq!(flags.out.as_deref(), Some("results"));
         assert!(flags.fresh_instance);
+        assert!(flags.require_upload);
         assert_eq!(error(&["--out", " "]), "--out expects a value");
         assert_eq!(error(&["--out"]), "--out expects a value");
+    }
+
+    #[test]
+    fn sandbox_flags() {
+        let flags = parse(&[
+            "--allow-host",
+            "http://127.0.0.1:*",
+            "--allow-host=https://api.example.com",
+            "--allow-dir",
+            "/data:/data:rw",
+            "--max-memory",
+            "64MiB",
+            "--task-timeout",
+            "2s",
+        ])
+        .unwrap();
+        assert_eq!(
+            flags.allow_hosts,
+            ["http://127.0.0.1:*", "https://api.example.com"]
+        );
+        assert_eq!(flags.allow_dirs, ["/data:/data:rw"]);
+        assert_eq!(flags.max_memory_bytes, Some(64 << 20));
+        assert_eq!(flags.task_timeout_ms, Some(2000));
+        assert_eq!(
+            parse(&["--task-timeout", "250"]).unwrap().task_timeout_ms,
+            Some(250)
+        );
+        assert_eq!(
+            error(&["--max-memory", "lots"]),
+            r#"--max-memory expects a size like 512MiB (got "lots")"#
+        );
+        assert_eq!(
+            error(&["--task-timeout", "0"]),
+            r#"--task-timeout expects a duration like 30s or 500ms (got "0")"#
+        );
+    }
+
+    #[test]
+    fn export_and_gate_flags() {
+        let flags = parse(&[
+            "--export-json",
+            "s.json",
+            "--export-csv=s.csv",
+            "--export-markdown",
+            "s.md",
+            "--export-junit",
+            "s.xml",
+            "--fail-under",
+            "62.5",
+        ])
+        .unwrap();
+        assert_eq!(
+            flags.exports,
+            ExportPaths {
+                json: Some("s.json".into()),
+                csv: Some("s.csv".into()),
+                markdown: Some("s.md".into()),
+                junit: Some("s.xml".into()),
+            }
+        );
+        assert_eq!(flags.fail_under, Some(62.5));
+        assert_eq!(
+            parse(&["--fail-under", "0x10"]).unwrap().fail_under,
+            Some(16.0)
+        );
+        assert_eq!(error(&["--export-csv"]), "--export-csv expects a value");
+        assert_eq!(
+            error(&["--fail-under", " "]),
+            "--fail-under expects a value"
+        );
+        assert_eq!(
+            error(&["--fail-under", "high"]),
+            r#"--fail-under expects a number (got "high")"#
+        );
+        assert_eq!(
+            error(&["--fail-under", "Infinity"]),
+            r#"--fail-under expects a number (got "Infinity")"#
+        );
     }
 
     #[test]

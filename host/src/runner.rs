@@ -4,18 +4,24 @@
 use crate::component::TaskComponent;
 use crate::config::{self, BenchmarkConfig, GroupBy, Participant};
 use crate::engine::{EngineSettings, TaskEngine};
-use crate::exec::{self, ExecPlan, ParticipantRun, RunRecords, SlotConfig};
+use crate::exec::{self, ExecPlan, ParticipantRun, RunObserver, RunRecords, SlotConfig};
 use crate::flags::{self, RunFlags};
+use crate::grants::RunGrants;
+use crate::metrics::MetricsRecorder;
 use crate::plan::{self, ResolvedRun, Skipped};
+use crate::platform::{self, reporter::Closing, reporter::PlatformRun};
 use crate::project;
 use crate::report::console::{Console, Header};
+use crate::report::export::ExportManager;
+use crate::report::finish::{finish, Ending};
 use crate::report::results::ResultsWriter;
 use crate::report::RunReporter;
-use crate::sandbox::Capabilities;
+use crate::report::{gate, origin};
 use crate::{engine, js};
 use anyhow::Result;
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
+use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::SystemTime;
 
@@ -29,19 +35,20 @@ struct Prepared {
     resolved: ResolvedRun,
     available: Vec<Participant>,
     skipped: Vec<Skipped>,
-    settings: EngineSettings,
+    grants: RunGrants,
 }
 
 /// Runs a benchmark task (a `.wasm` component or a project directory) with upstream flags.
-pub async fn run(task_path: &Path, argv: &[String]) -> Result<()> {
+pub async fn run(task_path: &Path, argv: &[String]) -> Result<ExitCode> {
     let prepared = prepare(task_path, argv).await?;
+    let platform_auth = platform::run_auth(prepared.flags.no_ingest).await?;
     let mut console = Console::default();
     for skipped in &prepared.skipped {
         console.line(&skipped.line());
     }
     if prepared.available.is_empty() {
         console.line(&plan::no_participants_message(&prepared.skipped));
-        return Ok(());
+        return Ok(ExitCode::SUCCESS);
     }
     let Prepared {
         engine: _engine,
@@ -50,7 +57,7 @@ pub async fn run(task_path: &Path, argv: &[String]) -> Result<()> {
         flags,
         resolved,
         available,
-        settings,
+        grants,
         ..
     } = prepared;
     let schedule = plan::build_schedule(&config, &resolved);
@@ -61,6 +68,7 @@ pub async fn run(task_path: &Path, argv: &[String]) -> Result<()> {
             .join(&resolved.benchmark_slug)
             .join(&run_id)
     });
+    let exports = ExportManager::create(&flags.exports)?;
     let results = ResultsWriter::create(&dir)?;
     let names: Vec<String> = available.iter().map(|p| p.name.clone()).collect();
     let mut run_json = run_json(&config, &resolved, &names, &run_id, started_at, &task);
@@ -76,28 +84,57 @@ pub async fn run(task_path: &Path, argv: &[String]) -> Result<()> {
         stagger_delay_ms: resolved.stagger_delay_ms,
         group_by: resolved.group_by.as_str(),
     });
-    let participants: Vec<ParticipantRun> = available
+    let participants = available
         .iter()
-        .map(|participant| ParticipantRun {
-            name: participant.name.clone(),
-            slot: SlotConfig {
-                task: task.clone(),
-                participant_json: participant.raw.to_string(),
-                capabilities: capabilities(participant, &settings),
-                args: flags.custom.clone(),
-                fresh_instance: flags.fresh_instance,
-            },
+        .map(|participant| {
+            Ok(ParticipantRun {
+                name: participant.name.clone(),
+                slot: SlotConfig {
+                    task: task.clone(),
+                    participant_json: participant.raw.to_string(),
+                    capabilities: grants
+                        .for_participant(&config, participant, |name| std::env::var(name).ok())?,
+                    args: flags.custom.clone(),
+                    fresh_instance: flags.fresh_instance,
+                },
+            })
         })
-        .collect();
+        .collect::<Result<Vec<_>>>()?;
     let exec_plan = ExecPlan {
         schedule,
         concurrency: resolved.concurrency,
         stagger_delay_ms: resolved.stagger_delay_ms,
     };
-    let mut reporter = RunReporter { console, results };
-    let records = execute(resolved.group_by, &participants, &exec_plan, &mut reporter).await?;
-
-    reporter.console.line("All done. No platform run created.");
+    let metrics = MetricsRecorder::start(&dir, MetricsRecorder::interval(resolved.group_by))?;
+    let platform = match &platform_auth {
+        Some(auth) => {
+            let (upsert, run_key) = (resolved.identity_is_ours, flags.run_key.as_deref());
+            let started = PlatformRun::start(auth, &run_json, &dir, upsert, run_key, &mut console);
+            Some(started.await?)
+        }
+        None => None,
+    };
+    let observer = platform.as_ref().map(|p| p.observer(Some(metrics.clone())));
+    let mut observers = (
+        RunReporter { console, results },
+        (metrics.clone(), observer),
+    );
+    let group_by = resolved.group_by;
+    let records = execute(
+        group_by,
+        &participants,
+        &exec_plan,
+        &mut observers,
+        platform.as_ref(),
+    )
+    .await?;
+    let (mut reporter, _) = observers;
+    metrics.sample();
+    let mut closing = match platform {
+        Some(platform) => platform.finish().await,
+        None => Closing::default(),
+    };
+    reporter.console.line(&closing.done_line());
     let completed_at = SystemTime::now();
     run_json["completedAt"] = Value::String(js::iso_timestamp(completed_at));
     run_json["tasks"] = json!({
@@ -105,10 +142,20 @@ pub async fn run(task_path: &Path, argv: &[String]) -> Result<()> {
         "failed": records.iter().flat_map(|(_, r)| r).filter(|r| !r.is_success()).count(),
     });
     reporter.results.write_run_json(&run_json)?;
+    let ending = Ending {
+        run_json: &run_json,
+        records: &records,
+        dir: reporter.results.dir(),
+        exports: &exports,
+        fail_under: flags.fail_under,
+    };
+    let code = finish(&mut reporter.console, &ending)?;
+    closing.submit_summary().await;
+    closing.report(flags.require_upload)?;
     reporter
         .console
         .line(&format!("Results: {}", reporter.results.dir().display()));
-    Ok(())
+    Ok(code)
 }
 
 /// Validates a task without running it and prints what a run would do.
@@ -156,14 +203,15 @@ pub async fn check(task_path: &Path, argv: &[String]) -> Result<bool> {
 
 async fn prepare(task_path: &Path, argv: &[String]) -> Result<Prepared> {
     let wasm = project::resolve_task(task_path)?;
-    let settings = EngineSettings::default();
-    let engine = TaskEngine::new(&settings)?;
+    let engine = TaskEngine::new(&EngineSettings::default())?;
     let task = Arc::new(TaskComponent::load(&engine, &wasm)?);
-    let config_json = task.config_json(settings.max_memory_bytes).await?;
+    let config_json = task.config_json().await?;
     let config = config::parse_config(&config_json)?;
     let no_ingest_env = std::env::var("BENCHSDK_NO_INGEST").ok();
     let flags = flags::parse_run_flags(argv, &config.custom_cli_flags, no_ingest_env.as_deref())?;
     let resolved = plan::resolve(&config, &flags)?;
+    gate::ensure_scored(config.scoring.is_some(), flags.fail_under)?;
+    let grants = RunGrants::resolve(&config, &flags)?;
     for warning in &resolved.warnings {
         eprintln!("{warning}");
     }
@@ -177,7 +225,7 @@ async fn prepare(task_path: &Path, argv: &[String]) -> Result<Prepared> {
         resolved,
         available,
         skipped,
-        settings,
+        grants,
     })
 }
 
@@ -185,31 +233,30 @@ async fn execute(
     group_by: GroupBy,
     participants: &[ParticipantRun],
     plan: &ExecPlan,
-    reporter: &mut RunReporter,
+    observer: &mut dyn RunObserver,
+    platform: Option<&PlatformRun>,
 ) -> Result<RunRecords> {
     match group_by {
-        GroupBy::Round => exec::run_rounds(participants, plan, reporter).await,
+        GroupBy::Round => {
+            if let Some(platform) = platform {
+                platform.begin_rounds().await;
+            }
+            exec::run_rounds(participants, plan, observer).await
+        }
         GroupBy::Participant => {
             let mut records = Vec::with_capacity(participants.len());
             for participant in participants {
-                let done = exec::run_participant(participant, plan, reporter).await?;
+                if let Some(platform) = platform {
+                    if !platform.begin(&participant.name).await? {
+                        records.push((participant.name.clone(), Vec::new()));
+                        continue;
+                    }
+                }
+                let done = exec::run_participant(participant, plan, observer).await?;
                 records.push((participant.name.clone(), done));
             }
             Ok(records)
         }
-    }
-}
-
-/// A participant's sandbox grants: its own required env vars, nothing else.
-fn capabilities(participant: &Participant, settings: &EngineSettings) -> Capabilities {
-    let env = participant
-        .required_env_vars
-        .iter()
-        .filter_map(|name| std::env::var(name).ok().map(|value| (name.clone(), value)))
-        .collect();
-    Capabilities {
-        env,
-        max_memory_bytes: settings.max_memory_bytes,
     }
 }
 
@@ -239,6 +286,7 @@ fn run_json(
         "os": std::env::consts::OS,
         "arch": std::env::consts::ARCH,
     });
+    run["origin"] = origin::collect_here();
     run
 }
 

@@ -4,6 +4,7 @@
 
 mod display;
 mod rules;
+mod sandbox;
 mod scoring;
 #[cfg(test)]
 mod tests;
@@ -12,6 +13,7 @@ use crate::js;
 use serde_json::{Map, Value};
 
 pub(crate) use rules::{is_lowercase_slug, js_trim, positive_int};
+pub use sandbox::SandboxConfig;
 
 /// Why a config was rejected; `Display` is upstream's exact message.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -61,6 +63,18 @@ pub struct Participant {
     pub required_env_vars: Vec<String>,
     /// The whole participant object, handed to the task as declared.
     pub raw: Value,
+}
+
+impl Participant {
+    /// This participant's own `allowedHosts` (bench field; validated).
+    pub fn allowed_hosts(&self) -> Vec<String> {
+        sandbox::strings(self.raw.get("allowedHosts"))
+    }
+
+    /// This participant's own `passEnv` (bench field; validated).
+    pub fn pass_env(&self) -> Vec<String> {
+        sandbox::strings(self.raw.get("passEnv"))
+    }
 }
 
 /// A named run segment.
@@ -114,6 +128,8 @@ pub struct BenchmarkConfig {
     pub display: Option<Value>,
     /// Pass-through flags the task reads itself.
     pub custom_cli_flags: Vec<String>,
+    /// bench's sandbox grants and limits (`allowedHosts`, `passEnv`, `limits`).
+    pub sandbox: SandboxConfig,
     /// The whole config as declared.
     pub raw: Value,
 }
@@ -126,6 +142,7 @@ pub fn parse_config(json: &str) -> Result<BenchmarkConfig, ConfigError> {
         return Err(ConfigError::Invalid("config must be a JSON object".into()));
     };
     rules::validate(object).map_err(ConfigError::Invalid)?;
+    sandbox::validate(object).map_err(ConfigError::Invalid)?;
     let participants = rules::participants(object).map_err(ConfigError::Invalid)?;
     Ok(typed(object, participants, raw.clone()))
 }
@@ -198,6 +215,7 @@ fn typed(
                     .collect()
             })
             .unwrap_or_default(),
+        sandbox: sandbox::typed(config),
         raw,
     }
 }

@@ -51,5 +51,78 @@ pub trait RunObserver {
     fn round_participant_finished(&mut self, participant: &str, failed: bool);
 }
 
+/// Two observers in turn: every event reaches the first, then the second (the results
+/// writer before the platform, so a record is on disk before it is sent).
+impl<A: RunObserver, B: RunObserver> RunObserver for (A, B) {
+    fn participant_started(&mut self, participant: &str) {
+        self.0.participant_started(participant);
+        self.1.participant_started(participant);
+    }
+
+    fn task_finished(
+        &mut self,
+        participant: &str,
+        finished: &Finished,
+        total: usize,
+    ) -> Result<()> {
+        self.0.task_finished(participant, finished, total)?;
+        self.1.task_finished(participant, finished, total)
+    }
+
+    fn participant_finished(&mut self, participant: &str, records: &[TaskRecord]) {
+        self.0.participant_finished(participant, records);
+        self.1.participant_finished(participant, records);
+    }
+
+    fn rounds_started(&mut self, participants: usize, rounds: usize) {
+        self.0.rounds_started(participants, rounds);
+        self.1.rounds_started(participants, rounds);
+    }
+
+    fn round_participant_finished(&mut self, participant: &str, failed: bool) {
+        self.0.round_participant_finished(participant, failed);
+        self.1.round_participant_finished(participant, failed);
+    }
+}
+
+/// An observer that may be absent (e.g. no platform configured).
+impl<O: RunObserver> RunObserver for Option<O> {
+    fn participant_started(&mut self, participant: &str) {
+        if let Some(observer) = self {
+            observer.participant_started(participant);
+        }
+    }
+
+    fn task_finished(
+        &mut self,
+        participant: &str,
+        finished: &Finished,
+        total: usize,
+    ) -> Result<()> {
+        match self {
+            Some(observer) => observer.task_finished(participant, finished, total),
+            None => Ok(()),
+        }
+    }
+
+    fn participant_finished(&mut self, participant: &str, records: &[TaskRecord]) {
+        if let Some(observer) = self {
+            observer.participant_finished(participant, records);
+        }
+    }
+
+    fn rounds_started(&mut self, participants: usize, rounds: usize) {
+        if let Some(observer) = self {
+            observer.rounds_started(participants, rounds);
+        }
+    }
+
+    fn round_participant_finished(&mut self, participant: &str, failed: bool) {
+        if let Some(observer) = self {
+            observer.round_participant_finished(participant, failed);
+        }
+    }
+}
+
 /// The records of every participant, in config order.
 pub type RunRecords = Vec<(String, Vec<TaskRecord>)>;

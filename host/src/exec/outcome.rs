@@ -46,6 +46,7 @@ pub fn build_record(
     let RecordedTask {
         mut steps,
         measures,
+        ..
     } = recorded;
     let mut data = measures.clone();
     let mut latency_ms = timing.elapsed_ms;
@@ -160,8 +161,8 @@ mod tests {
 
     fn measured(value: Value) -> RecordedTask {
         RecordedTask {
-            steps: Vec::new(),
             measures: value.as_object().cloned().unwrap_or_default(),
+            ..RecordedTask::default()
         }
     }
 

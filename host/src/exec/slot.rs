@@ -5,12 +5,13 @@ use super::outcome::{build_record, Ending, Timing};
 use crate::bindings::bench::task::model::TaskInput;
 use crate::bindings::Task;
 use crate::component::{trap_summary, TaskComponent};
-use crate::context::StepDeadline;
+use crate::context::{RecordedTask, StepDeadline};
 use crate::js;
 use crate::record::TaskRecord;
+use crate::sandbox::limits::{self, MAX_RECORD_DATA_BYTES};
 use crate::sandbox::{self, Capabilities, SandboxState};
 use std::sync::Arc;
-use std::time::{Instant, SystemTime};
+use std::time::{Duration, Instant, SystemTime};
 use tokio::sync::watch;
 use wasmtime::Store;
 
@@ -50,9 +51,12 @@ struct LiveInstance {
     deadline: watch::Receiver<Option<StepDeadline>>,
 }
 
+type RunResult = wasmtime::Result<Result<crate::bindings::TaskOutput, crate::bindings::TaskError>>;
+
 enum CallEnd {
-    Returned(wasmtime::Result<Result<crate::bindings::TaskOutput, crate::bindings::TaskError>>),
-    TimedOut(StepDeadline),
+    Returned(RunResult),
+    StepTimedOut(StepDeadline),
+    TaskTimedOut(Duration),
 }
 
 impl Slot {
@@ -71,7 +75,7 @@ impl Slot {
     ) -> Finished {
         let started_at = SystemTime::now();
         let start = Instant::now();
-        let live = match self.live.take() {
+        let mut live = match self.live.take() {
             Some(live) => live,
             None => match instantiate(&self.config).await {
                 Ok(live) => live,
@@ -82,7 +86,7 @@ impl Slot {
                     };
                     let timing = timing(started_at, start);
                     let record =
-                        build_record(record_index, phase, timing, Default::default(), ending);
+                        build_record(record_index, phase, timing, RecordedTask::default(), ending);
                     return Finished {
                         record,
                         log: Vec::new(),
@@ -90,7 +94,6 @@ impl Slot {
                 }
             },
         };
-        let mut live = live;
         live.store.data_mut().recorder.begin(record_index);
         let input = TaskInput {
             participant: self.config.participant_json.clone(),
@@ -98,17 +101,19 @@ impl Slot {
             phase: phase.map(str::to_owned),
             args: self.config.args.clone(),
         };
-        let end = call_with_deadlines(&mut live, &input).await;
+        let task_timeout = self.config.capabilities.limits.task_timeout;
+        let end = call_with_deadlines(&mut live, &input, task_timeout).await;
         let timing = timing(started_at, start);
         let (ending, reusable) = match end {
             CallEnd::Returned(Ok(Ok(output))) => (Ending::Output(output), true),
             CallEnd::Returned(Ok(Err(error))) => (Ending::Failed(error), true),
             CallEnd::Returned(Err(trap)) => (stopped_by_trap(&trap, &live), false),
-            CallEnd::TimedOut(deadline) => (
-                Ending::Stopped {
-                    code: "step_timeout".into(),
-                    message: deadline.message(),
-                },
+            CallEnd::StepTimedOut(deadline) => (stopped("step_timeout", deadline.message()), false),
+            CallEnd::TaskTimedOut(limit) => (
+                stopped(
+                    "task_timeout",
+                    format!("Task timed out after {}ms", limit.as_millis()),
+                ),
                 false,
             ),
         };
@@ -120,9 +125,16 @@ impl Slot {
             ),
         };
         let state = live.store.data_mut();
-        let recorded = state.recorder.finish(&close_code, &close_message);
+        let mut recorded = state.recorder.finish(&close_code, &close_message);
         let mut log = state.recorder.take_log();
+        for destination in state.http_hooks.take_denied() {
+            let stamp = js::iso_timestamp(SystemTime::now());
+            log.push(format!(
+                "{stamp} [task {record_index}] [warn] denied request to {destination}"
+            ));
+        }
         collect_stdio(state, record_index, !reusable, &mut log);
+        let ending = enforce_data_limit(&mut recorded, ending);
         let record = build_record(record_index, phase, timing, recorded, ending);
         if reusable && !self.config.fresh_instance {
             self.live = Some(live);
@@ -149,19 +161,30 @@ async fn instantiate(config: &SlotConfig) -> Result<LiveInstance, String> {
     }
 }
 
-/// Calls `run`, racing it against the deadline of the open steps; the guest yields at every
-/// epoch tick, so even a CPU-bound loop is stopped on time.
-async fn call_with_deadlines(live: &mut LiveInstance, input: &TaskInput) -> CallEnd {
+/// Calls `run`, racing it against the task timeout and the deadline of the open steps; the
+/// guest yields at every epoch tick, so even a CPU-bound loop is stopped on time.
+async fn call_with_deadlines(
+    live: &mut LiveInstance,
+    input: &TaskInput,
+    task_timeout: Option<Duration>,
+) -> CallEnd {
     let LiveInstance {
         store,
         task,
         deadline,
     } = live;
+    let task_expiry = async {
+        match task_timeout {
+            Some(limit) => tokio::time::sleep(limit).await,
+            None => std::future::pending().await,
+        }
+    };
+    tokio::pin!(task_expiry);
     let call = task.call_run(&mut *store, input);
     tokio::pin!(call);
     loop {
         let current = deadline.borrow_and_update().clone();
-        let expiry = async {
+        let step_expiry = async {
             match &current {
                 Some(deadline) => tokio::time::sleep_until(deadline.at.into()).await,
                 None => std::future::pending().await,
@@ -170,21 +193,66 @@ async fn call_with_deadlines(live: &mut LiveInstance, input: &TaskInput) -> Call
         tokio::select! {
             biased;
             result = &mut call => return CallEnd::Returned(result),
-            () = expiry => return CallEnd::TimedOut(current.expect("expiry only fires with a deadline")),
+            () = step_expiry => {
+                return CallEnd::StepTimedOut(current.expect("a step expiry needs a deadline"));
+            }
+            () = &mut task_expiry => {
+                return CallEnd::TaskTimedOut(task_timeout.expect("a task expiry needs a limit"));
+            }
             _ = deadline.changed() => {}
         }
     }
 }
 
+fn stopped(code: &str, message: String) -> Ending {
+    Ending::Stopped {
+        code: code.into(),
+        message,
+    }
+}
+
 fn stopped_by_trap(trap: &wasmtime::Error, live: &LiveInstance) -> Ending {
-    let mut message = format!("task trapped: {}", trap_summary(trap));
+    let code = limits::trap_code(trap);
+    let mut message = match code {
+        "memory_limit" => format!("task exceeded its memory limit: {}", trap_summary(trap)),
+        _ => format!("task trapped: {}", trap_summary(trap)),
+    };
     if let Some(last) = live.store.data().stderr.last_line() {
         message.push_str(&format!(" ({last})"));
     }
-    Ending::Stopped {
-        code: "trap".into(),
-        message,
+    stopped(code, message)
+}
+
+/// Fails a task that recorded more data than a record may hold (its data is dropped).
+fn enforce_data_limit(recorded: &mut RecordedTask, ending: Ending) -> Ending {
+    let returned = match &ending {
+        Ending::Output(output) => {
+            output.data.as_ref().map_or(0, String::len)
+                + output
+                    .steps
+                    .iter()
+                    .filter_map(|s| s.data.as_ref())
+                    .map(String::len)
+                    .sum::<usize>()
+        }
+        Ending::Failed(error) => error.data.as_ref().map_or(0, String::len) + error.message.len(),
+        Ending::Stopped { .. } => 0,
+    };
+    let step_data: usize = recorded
+        .steps
+        .iter()
+        .filter_map(|step| step.data.as_ref())
+        .map(|data| serde_json::Value::Object(data.clone()).to_string().len())
+        .sum();
+    if !recorded.data_overflow && returned + step_data <= MAX_RECORD_DATA_BYTES {
+        return ending;
     }
+    recorded.measures.clear();
+    recorded.steps.iter_mut().for_each(|step| step.data = None);
+    stopped(
+        "data_too_large",
+        format!("the task recorded more than {MAX_RECORD_DATA_BYTES} bytes of data; its data was dropped"),
+    )
 }
 
 fn collect_stdio(

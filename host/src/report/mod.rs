@@ -1,7 +1,17 @@
-//! Where a run's progress goes: the console and the local results directory.
+//! Where a run's progress and results go: the console, the local results directory, the
+//! summary (table, `summary.json`, exports) and the `--fail-under` gate.
 
 pub mod console;
+pub mod export;
+pub mod finish;
+pub mod gate;
+pub mod origin;
+pub mod participants;
 pub mod results;
+pub mod saved;
+pub mod step_summary;
+pub mod summary;
+pub mod table;
 
 use crate::exec::{Finished, RunObserver};
 use crate::record::TaskRecord;

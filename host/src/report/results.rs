@@ -31,8 +31,17 @@ struct RecordLineRef<'a> {
 pub struct ResultsWriter {
     dir: PathBuf,
     records: BufWriter<File>,
-    logs: HashMap<String, BufWriter<File>>,
+    logs: HashMap<String, ParticipantLog>,
 }
+
+/// One participant's log file and how many lines it holds (capped like upstream's worker log).
+struct ParticipantLog {
+    file: BufWriter<File>,
+    lines: usize,
+}
+
+/// Most lines of one participant log; then `... (worker log truncated)` and nothing more.
+pub const MAX_LOG_LINES: usize = 100_000;
 
 impl ResultsWriter {
     /// Creates the directory, its `logs/` folder and an empty `records.ndjson` up front, so a
@@ -77,14 +86,21 @@ impl ResultsWriter {
         if !finished.log.is_empty() {
             let log = self.log_file(participant)?;
             for line in &finished.log {
-                writeln!(log, "{line}")?;
+                if log.lines < MAX_LOG_LINES {
+                    writeln!(log.file, "{line}")?;
+                } else if log.lines == MAX_LOG_LINES {
+                    writeln!(log.file, "... (worker log truncated)")?;
+                } else {
+                    break;
+                }
+                log.lines += 1;
             }
-            log.flush().context("cannot write a participant log")?;
+            log.file.flush().context("cannot write a participant log")?;
         }
         Ok(())
     }
 
-    fn log_file(&mut self, participant: &str) -> Result<&mut BufWriter<File>> {
+    fn log_file(&mut self, participant: &str) -> Result<&mut ParticipantLog> {
         if !self.logs.contains_key(participant) {
             let path = self
                 .dir
@@ -95,8 +111,13 @@ impl ResultsWriter {
                 .append(true)
                 .open(&path)
                 .with_context(|| format!("cannot create {}", path.display()))?;
-            self.logs
-                .insert(participant.to_owned(), BufWriter::new(file));
+            self.logs.insert(
+                participant.to_owned(),
+                ParticipantLog {
+                    file: BufWriter::new(file),
+                    lines: 0,
+                },
+            );
         }
         Ok(self.logs.get_mut(participant).expect("inserted above"))
     }

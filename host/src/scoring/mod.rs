@@ -19,6 +19,7 @@ mod validate;
 
 pub use score::{score, score_stat};
 pub use spec::{scoring_config_to_spec, MetricScoring, ScoringSpec, Weights};
-pub use stats::{collect_samples, compute_stats, Stats, DEFAULT_TRIM};
+pub use stats::{collect_samples, compute_stats, samples_in, Stats, DEFAULT_TRIM};
 pub use summary::{MetricSummary, SummaryRow};
+pub use units::display_unit;
 pub use validate::{validate_scoring_spec, ScoringSpecError};

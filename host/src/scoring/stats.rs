@@ -28,13 +28,20 @@ pub fn collect_samples<'a>(
 ) -> Vec<f64> {
     let mut samples = Vec::new();
     for record in records {
-        match record.data.as_ref().and_then(|data| data.get(data_key)) {
-            Some(Value::Array(items)) => samples.extend(items.iter().filter_map(finite_number)),
-            Some(value) => samples.extend(finite_number(value)),
-            None => {}
+        if let Some(value) = record.data.as_ref().and_then(|data| data.get(data_key)) {
+            samples.extend(samples_in(value));
         }
     }
     samples
+}
+
+/// The samples one data value holds: a finite number is one sample, an array gives each of
+/// its finite number elements, anything else gives none.
+pub fn samples_in(value: &Value) -> Vec<f64> {
+    match value {
+        Value::Array(items) => items.iter().filter_map(finite_number).collect(),
+        value => finite_number(value).into_iter().collect(),
+    }
 }
 
 fn finite_number(value: &Value) -> Option<f64> {

@@ -1,0 +1,135 @@
+//! Outbound HTTP over wasi:http (feature `http`). The host decides which destinations a
+//! participant may reach; a denied request fails with errorCode `http_request_denied`.
+//!
+//! Sending returns as soon as the response head arrives, so a step around [`get`] times the
+//! first byte and a step around [`Response::bytes`] the download:
+//!
+//! ```ignore
+//! let response = ctx.step("ttfb", || bench_guest::http::get(url))?;
+//! let body = ctx.step("download", || response.bytes())?;
+//! ```
+
+use crate::TaskError;
+use wasip2::http::outgoing_handler;
+use wasip2::http::types::{
+    ErrorCode, Fields, IncomingBody, IncomingResponse, OutgoingRequest, Scheme,
+};
+
+/// The request method (wasi:http's).
+pub use wasip2::http::types::Method;
+use wasip2::io::streams::StreamError;
+
+/// A response whose head has arrived; the body is read by [`Response::bytes`].
+pub struct Response {
+    status: u16,
+    incoming: IncomingResponse,
+}
+
+impl Response {
+    /// The HTTP status code.
+    pub fn status(&self) -> u16 {
+        self.status
+    }
+
+    /// The values of a response header (lowercase name).
+    pub fn header(&self, name: &str) -> Vec<String> {
+        self.incoming
+            .headers()
+            .get(name)
+            .into_iter()
+            .map(|value| String::from_utf8_lossy(&value).into_owned())
+            .collect()
+    }
+
+    /// Reads the whole body.
+    pub fn bytes(self) -> Result<Vec<u8>, TaskError> {
+        let body = self
+            .incoming
+            .consume()
+            .map_err(|()| http_error("the body was already taken"))?;
+        let mut bytes = Vec::new();
+        {
+            let stream = body
+                .stream()
+                .map_err(|()| http_error("the body has no stream"))?;
+            loop {
+                match stream.blocking_read(64 * 1024) {
+                    Ok(chunk) => bytes.extend_from_slice(&chunk),
+                    Err(StreamError::Closed) => break,
+                    Err(StreamError::LastOperationFailed(error)) => {
+                        return Err(http_error(&error.to_debug_string()));
+                    }
+                }
+            }
+        }
+        IncomingBody::finish(body);
+        Ok(bytes)
+    }
+}
+
+/// Sends a GET request and waits for the response head.
+pub fn get(url: &str) -> Result<Response, TaskError> {
+    send(Method::Get, url, &[])
+}
+
+/// Sends a body-less request with headers and waits for the response head.
+pub fn send(method: Method, url: &str, headers: &[(&str, &str)]) -> Result<Response, TaskError> {
+    let (scheme, authority, path) = split_url(url)?;
+    let fields = Fields::new();
+    for (name, value) in headers {
+        fields
+            .append(name, value.as_bytes())
+            .map_err(|error| http_error(&format!("header {name}: {error:?}")))?;
+    }
+    let request = OutgoingRequest::new(fields);
+    let invalid = |part: &str| http_error(&format!("invalid {part} in {url}"));
+    request
+        .set_method(&method)
+        .map_err(|()| invalid("method"))?;
+    request
+        .set_scheme(Some(&scheme))
+        .map_err(|()| invalid("scheme"))?;
+    request
+        .set_authority(Some(authority))
+        .map_err(|()| invalid("authority"))?;
+    request
+        .set_path_with_query(Some(path))
+        .map_err(|()| invalid("path"))?;
+    let pending = outgoing_handler::handle(request, None).map_err(|code| failure(code, url))?;
+    pending.subscribe().block();
+    let incoming = match pending.get() {
+        Some(Ok(Ok(response))) => response,
+        Some(Ok(Err(code))) => return Err(failure(code, url)),
+        _ => return Err(http_error("the response was lost")),
+    };
+    Ok(Response {
+        status: incoming.status(),
+        incoming,
+    })
+}
+
+fn split_url(url: &str) -> Result<(Scheme, &str, &str), TaskError> {
+    let (scheme, rest) = if let Some(rest) = url.strip_prefix("https://") {
+        (Scheme::Https, rest)
+    } else if let Some(rest) = url.strip_prefix("http://") {
+        (Scheme::Http, rest)
+    } else {
+        return Err(http_error(&format!("{url} is not an http(s) URL")));
+    };
+    let split = rest.find(['/', '?']).unwrap_or(rest.len());
+    let (authority, path) = rest.split_at(split);
+    Ok((scheme, authority, if path.is_empty() { "/" } else { path }))
+}
+
+fn failure(code: ErrorCode, url: &str) -> TaskError {
+    match code {
+        ErrorCode::HttpRequestDenied => {
+            TaskError::new(format!("request to {url} was denied")).code("http_request_denied")
+        }
+        other => http_error(&format!("request to {url} failed: {other:?}")),
+    }
+}
+
+fn http_error(message: &str) -> TaskError {
+    TaskError::new(message).code("http_error")
+}

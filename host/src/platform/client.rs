@@ -1,0 +1,372 @@
+//! The platform HTTP transport (spec §6.1): bearer auth, org headers, JSON bodies, upstream
+//! error messages — plus what upstream lacks: bounded retries with exponential backoff and
+//! jitter for failures worth retrying (no answer, 408, 429, 5xx).
+
+use super::auth::Auth;
+use reqwest::{Method, StatusCode};
+use serde_json::{Map, Value};
+use std::hash::{BuildHasher, Hasher};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+/// How hard one call tries.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Retry {
+    /// Attempts in all (at least 1).
+    pub attempts: u32,
+    /// Delay before the second attempt; doubled for each further attempt.
+    pub base_delay: Duration,
+    /// Longest delay between attempts.
+    pub max_delay: Duration,
+}
+
+impl Retry {
+    /// One attempt only.
+    pub const ONCE: Retry = Retry {
+        attempts: 1,
+        base_delay: Duration::ZERO,
+        max_delay: Duration::ZERO,
+    };
+
+    /// The delay before attempt `n + 1` (n >= 1): `base × 2^(n-1)`, capped, times a random
+    /// factor in [0.5, 1).
+    pub fn delay(&self, n: u32) -> Duration {
+        let exponential = self
+            .base_delay
+            .saturating_mul(1 << (n - 1).min(16))
+            .min(self.max_delay);
+        exponential.mul_f64(0.5 + random_unit() / 2.0)
+    }
+}
+
+impl Default for Retry {
+    /// 5 attempts, 250 ms doubling up to 4 s: about 4 s of waiting at most.
+    fn default() -> Self {
+        Self {
+            attempts: 5,
+            base_delay: Duration::from_millis(250),
+            max_delay: Duration::from_secs(4),
+        }
+    }
+}
+
+/// A uniformly distributed number in [0, 1) (std's randomly seeded hasher; good enough for
+/// jitter).
+fn random_unit() -> f64 {
+    let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
+    hasher.write_u128(
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_nanos())
+            .unwrap_or_default(),
+    );
+    (hasher.finish() >> 11) as f64 / (1u64 << 53) as f64
+}
+
+/// A failed platform call; `Display` is upstream's message.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ApiError {
+    /// The platform answered with a non-2xx status.
+    #[error("Benchmark API request failed: {status} {status_text}")]
+    Status {
+        /// HTTP status code.
+        status: u16,
+        /// Its reason phrase.
+        status_text: String,
+        /// The response body, as text.
+        body: String,
+    },
+    /// No answer (connection refused, reset, timed out…).
+    #[error("fetch failed: {0}")]
+    Transport(String),
+    /// A presigned artifact upload failed.
+    #[error("Benchmark artifact upload failed with {0}")]
+    Upload(u16),
+    /// The platform answered 2xx with something that is not the expected JSON.
+    #[error("{0}")]
+    Protocol(String),
+}
+
+impl ApiError {
+    /// Whether another attempt may succeed: no answer, 408, 429 or 5xx.
+    pub fn is_retryable(&self) -> bool {
+        match self {
+            ApiError::Transport(_) => true,
+            ApiError::Status { status, .. } | ApiError::Upload(status) => {
+                *status == 408 || *status == 429 || *status >= 500
+            }
+            ApiError::Protocol(_) => false,
+        }
+    }
+}
+
+/// Longest wait for one response.
+const REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// A platform API client bound to one `apiBaseUrl` and credential.
+pub struct Client {
+    http: reqwest::Client,
+    api_base_url: String,
+    bearer: String,
+    org_slug: Option<String>,
+    org_id: Option<String>,
+    retry: Retry,
+    /// Set when a call ran out of attempts; while set, calls try once (a platform that is
+    /// down does not slow every later call by the whole backoff). Cleared by any success.
+    offline: AtomicBool,
+}
+
+const NO_TOKEN: &str = "A platform API key or OAuth token is required. Set BENCHMARKS_PLATFORM_API_KEY or BENCHMARKS_PLATFORM_TOKEN in your environment, or pass apiKey/token to createBenchmarkClient. Create an API key at https://platform.computesdk.com in your organization settings (Settings → API keys).";
+
+impl Client {
+    /// A client for resolved auth, retrying as `retry` says.
+    pub fn new(auth: &Auth, retry: Retry) -> Result<Self, ApiError> {
+        let bearer = auth
+            .bearer()
+            .ok_or_else(|| ApiError::Protocol(NO_TOKEN.into()))?
+            .to_owned();
+        let http = reqwest::Client::builder()
+            .timeout(REQUEST_TIMEOUT)
+            .connect_timeout(Duration::from_secs(10))
+            .user_agent(concat!("bench/", env!("CARGO_PKG_VERSION")))
+            .build()
+            .map_err(|error| ApiError::Transport(error.to_string()))?;
+        Ok(Self {
+            http,
+            api_base_url: auth.api_base_url.trim_end_matches('/').to_owned(),
+            bearer,
+            org_slug: auth.org_slug.clone(),
+            org_id: auth.org_id.clone(),
+            retry,
+            offline: AtomicBool::new(false),
+        })
+    }
+
+    /// The `apiBaseUrl`.
+    pub fn api_base_url(&self) -> &str {
+        &self.api_base_url
+    }
+
+    /// Whether the last call that ran out of attempts has not been followed by a success.
+    pub fn is_offline(&self) -> bool {
+        self.offline.load(Ordering::Relaxed)
+    }
+
+    /// Sends a JSON request to `apiBaseUrl + path` and returns the JSON answer (`{}` for an
+    /// empty body), retrying as configured. `idempotency_key` is sent as `Idempotency-Key`,
+    /// so a retried create returns what the first attempt created.
+    pub async fn call(
+        &self,
+        method: Method,
+        path: &str,
+        body: Option<&Value>,
+        idempotency_key: Option<&str>,
+    ) -> Result<Value, ApiError> {
+        self.send(method, path, body, idempotency_key, self.retry)
+            .await
+    }
+
+    /// [`Client::call`] with a single attempt (heartbeats: the next one follows soon).
+    pub async fn call_once(
+        &self,
+        method: Method,
+        path: &str,
+        body: Option<&Value>,
+    ) -> Result<Value, ApiError> {
+        self.send(method, path, body, None, Retry::ONCE).await
+    }
+
+    async fn send(
+        &self,
+        method: Method,
+        path: &str,
+        body: Option<&Value>,
+        idempotency_key: Option<&str>,
+        retry: Retry,
+    ) -> Result<Value, ApiError> {
+        let url = format!("{}{path}", self.api_base_url);
+        self.with_retries(retry, || async {
+            let mut request = self
+                .http
+                .request(method.clone(), &url)
+                .header("Content-Type", "application/json")
+                .bearer_auth(&self.bearer);
+            if let Some(slug) = &self.org_slug {
+                request = request.header("X-Org-Slug", slug);
+            } else if let Some(id) = &self.org_id {
+                request = request.header("X-Organization-Id", id);
+            }
+            if let Some(key) = idempotency_key {
+                request = request.header("Idempotency-Key", key);
+            }
+            if let Some(body) = body {
+                request = request.body(body.to_string());
+            }
+            let response = request.send().await.map_err(transport)?;
+            let status = response.status();
+            let text = response.text().await.map_err(transport)?;
+            if !status.is_success() {
+                return Err(status_error(status, text));
+            }
+            if text.trim().is_empty() {
+                return Ok(Value::Object(Map::new()));
+            }
+            serde_json::from_str(&text).map_err(|error| {
+                ApiError::Protocol(format!("The platform answered with invalid JSON: {error}"))
+            })
+        })
+        .await
+    }
+
+    /// PUTs raw bytes to a presigned upload URL (no auth header).
+    pub async fn upload(&self, url: &str, content_type: &str, body: &[u8]) -> Result<(), ApiError> {
+        self.with_retries(self.retry, || async {
+            let response = self
+                .http
+                .put(url)
+                .header("Content-Type", content_type)
+                .body(body.to_vec())
+                .send()
+                .await
+                .map_err(transport)?;
+            if !response.status().is_success() {
+                return Err(ApiError::Upload(response.status().as_u16()));
+            }
+            Ok(())
+        })
+        .await
+    }
+
+    async fn with_retries<T, F, Fut>(&self, retry: Retry, attempt: F) -> Result<T, ApiError>
+    where
+        F: Fn() -> Fut,
+        Fut: std::future::Future<Output = Result<T, ApiError>>,
+    {
+        let attempts = if self.is_offline() {
+            1
+        } else {
+            retry.attempts.max(1)
+        };
+        let mut n = 1;
+        loop {
+            match attempt().await {
+                Ok(value) => {
+                    self.offline.store(false, Ordering::Relaxed);
+                    return Ok(value);
+                }
+                Err(error) if error.is_retryable() && n < attempts => {
+                    tokio::time::sleep(retry.delay(n)).await;
+                    n += 1;
+                }
+                Err(error) => {
+                    if error.is_retryable() {
+                        self.offline.store(true, Ordering::Relaxed);
+                    }
+                    return Err(error);
+                }
+            }
+        }
+    }
+}
+
+fn transport(error: reqwest::Error) -> ApiError {
+    let mut message = error.to_string();
+    let mut source = std::error::Error::source(&error);
+    while let Some(cause) = source {
+        message = cause.to_string();
+        source = cause.source();
+    }
+    ApiError::Transport(message)
+}
+
+fn status_error(status: StatusCode, body: String) -> ApiError {
+    ApiError::Status {
+        status: status.as_u16(),
+        status_text: status.canonical_reason().unwrap_or("").to_owned(),
+        body,
+    }
+}
+
+/// A path segment encoded as JavaScript's `encodeURIComponent` does.
+pub fn segment(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for byte in text.bytes() {
+        if byte.is_ascii_alphanumeric() || b"-_.!~*'()".contains(&byte) {
+            out.push(byte as char);
+        } else {
+            out.push_str(&format!("%{byte:02X}"));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn segments_are_encoded_like_encode_uri_component() {
+        assert_eq!(segment("e2b"), "e2b");
+        assert_eq!(segment("a b/c?d"), "a%20b%2Fc%3Fd");
+        assert_eq!(segment("it's(ok)!"), "it's(ok)!");
+        assert_eq!(segment("é"), "%C3%A9");
+    }
+
+    #[test]
+    fn backoff_doubles_is_capped_and_jittered() {
+        let retry = Retry::default();
+        for n in 1..8 {
+            let full = (retry.base_delay * (1 << (n - 1))).min(retry.max_delay);
+            let delay = retry.delay(n);
+            assert!(delay >= full / 2 && delay < full, "attempt {n}: {delay:?}");
+        }
+    }
+
+    #[test]
+    fn only_unanswered_and_server_side_failures_are_retried() {
+        let status = |status| ApiError::Status {
+            status,
+            status_text: String::new(),
+            body: String::new(),
+        };
+        assert!(status(500).is_retryable());
+        assert!(status(503).is_retryable());
+        assert!(status(429).is_retryable());
+        assert!(!status(401).is_retryable());
+        assert!(!status(404).is_retryable());
+        assert!(ApiError::Transport("refused".into()).is_retryable());
+        assert_eq!(
+            status(401).to_string(),
+            "Benchmark API request failed: 401 "
+        );
+    }
+
+    #[tokio::test]
+    async fn an_unreachable_platform_fails_after_bounded_attempts() {
+        // A port nobody listens on: bind, then drop.
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let auth = Auth {
+            api_base_url: format!("http://127.0.0.1:{port}/api/v1"),
+            api_key: Some("k".into()),
+            ..Auth::default()
+        };
+        let retry = Retry {
+            attempts: 3,
+            base_delay: Duration::from_millis(10),
+            max_delay: Duration::from_millis(20),
+        };
+        let client = Client::new(&auth, retry).unwrap();
+        let started = std::time::Instant::now();
+        let error = client
+            .call(Method::GET, "/me", None, None)
+            .await
+            .unwrap_err();
+        assert!(matches!(error, ApiError::Transport(_)), "{error}");
+        assert!(client.is_offline());
+        assert!(started.elapsed() < Duration::from_secs(5));
+    }
+}

@@ -1,0 +1,318 @@
+//! The read commands of the platform CLI (spec §5.5): `runs list`, `runs show`, `results`,
+//! `export` and `auth status`, against the benchmarks platform or `bench serve`. Output is
+//! a table, or pretty JSON with `--json`/`--format json`. Exit codes: 0, 1 for API errors
+//! (`API error: <message>` then the response body), 2 for auth errors.
+
+use super::api::paths;
+use super::auth::{self, AuthError, Overrides};
+use super::client::{ApiError, Client, Retry};
+use serde_json::{json, Value};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+/// A read command.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Query {
+    /// `runs list <slug>`.
+    Runs {
+        /// Benchmark slug.
+        slug: String,
+        /// `--limit`.
+        limit: Option<u32>,
+        /// `--offset`.
+        offset: Option<u32>,
+    },
+    /// `runs show <slug> <runId>`.
+    Run {
+        /// Benchmark slug.
+        slug: String,
+        /// Run id.
+        run_id: String,
+    },
+    /// `results <slug> [--run <id>]`.
+    Results {
+        /// Benchmark slug.
+        slug: String,
+        /// `--run`.
+        run_id: Option<String>,
+    },
+    /// `export <slug> [--run <id>] [--out <dir>]`.
+    Export {
+        /// Benchmark slug.
+        slug: String,
+        /// `--run`.
+        run_id: Option<String>,
+        /// `--out` (default: the current directory).
+        out: Option<PathBuf>,
+    },
+    /// `auth status`.
+    AuthStatus,
+}
+
+/// How to print answers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    /// Aligned columns.
+    Table,
+    /// Pretty JSON (2 spaces).
+    Json,
+}
+
+enum Failure {
+    Auth(AuthError),
+    Api(ApiError),
+    Io(std::io::Error),
+}
+
+/// Runs a read command and returns the exit code.
+pub async fn run(query: &Query, overrides: &Overrides, format: Format) -> ExitCode {
+    match execute(query, overrides, format).await {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(Failure::Auth(error)) => {
+            eprintln!("{error}");
+            ExitCode::from(2)
+        }
+        Err(Failure::Api(error)) => {
+            eprintln!("API error: {error}");
+            if let ApiError::Status { body, .. } = &error {
+                if !body.is_empty() {
+                    eprintln!("{body}");
+                }
+            }
+            ExitCode::FAILURE
+        }
+        Err(Failure::Io(error)) => {
+            eprintln!("{error}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+async fn execute(query: &Query, overrides: &Overrides, format: Format) -> Result<(), Failure> {
+    let auth = auth::resolve(overrides).await.map_err(Failure::Auth)?;
+    let client = Client::new(&auth, Retry::default()).map_err(Failure::Api)?;
+    let get = |path: String, query: Vec<(&'static str, String)>| {
+        let client = &client;
+        async move { client.get(&path, &query).await.map_err(Failure::Api) }
+    };
+    let page = |limit: &Option<u32>, offset: &Option<u32>| {
+        let mut query = Vec::new();
+        if let Some(limit) = limit {
+            query.push(("limit", limit.to_string()));
+        }
+        if let Some(offset) = offset {
+            query.push(("offset", offset.to_string()));
+        }
+        query
+    };
+    match query {
+        Query::AuthStatus => {
+            let me = get("/me".into(), vec![]).await?;
+            let status = json!({
+                "user": me["user"],
+                "activeOrganization": me["activeOrganization"],
+                "organizations": me["organizations"],
+            });
+            print(&status, format, &[]);
+        }
+        Query::Runs {
+            slug,
+            limit,
+            offset,
+        } => {
+            let answer = get(paths::runs(slug), page(limit, offset)).await?;
+            print(
+                &answer["items"],
+                format,
+                &["id", "name", "status", "totalTasks", "createdAt"],
+            );
+        }
+        Query::Run { slug, run_id } => {
+            let answer = get(paths::run(slug, run_id), vec![]).await?;
+            print(&answer["run"], format, &[]);
+        }
+        Query::Results {
+            slug,
+            run_id: Some(run_id),
+        } => {
+            let answer = get(paths::run_results(slug, run_id), vec![]).await?;
+            match format {
+                Format::Json => print(&answer, format, &[]),
+                Format::Table => print(&rows(&answer["results"]), format, &[]),
+            }
+        }
+        Query::Results { slug, run_id: None } => {
+            let answer = get(paths::benchmark_results(slug), vec![]).await?;
+            print(&answer["items"], format, &["runId", "runName"]);
+        }
+        Query::Export { slug, run_id, out } => {
+            let out = out.clone().unwrap_or_else(|| PathBuf::from("."));
+            let (path, document) = match run_id {
+                Some(run_id) => {
+                    let run = get(paths::run(slug, run_id), vec![]).await?;
+                    let results = get(paths::run_results(slug, run_id), vec![]).await?;
+                    let document = json!({
+                        "benchmarkSlug": slug,
+                        "runId": run_id,
+                        "run": run["run"],
+                        "results": results,
+                    });
+                    (out.join(format!("{slug}-{run_id}.json")), document)
+                }
+                None => {
+                    let benchmark = get(paths::benchmark(slug), vec![]).await?;
+                    let runs = get(paths::runs(slug), vec![]).await?;
+                    let results = get(paths::benchmark_results(slug), vec![]).await?;
+                    let document = json!({
+                        "benchmarkSlug": slug,
+                        "benchmark": benchmark["benchmark"],
+                        "runs": runs["items"],
+                        "results": results["items"],
+                    });
+                    (out.join(format!("{slug}.json")), document)
+                }
+            };
+            write_json(&path, &document).map_err(Failure::Io)?;
+            println!("Exported to {}", path.display());
+        }
+    }
+    Ok(())
+}
+
+fn write_json(path: &Path, value: &Value) -> std::io::Result<()> {
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent)?;
+    }
+    let mut text = serde_json::to_string_pretty(value)?;
+    text.push('\n');
+    std::fs::write(path, text)
+}
+
+/// Summary rows flattened for a table: provider, compositeScore, successRate, then each
+/// metric's median.
+fn rows(results: &Value) -> Value {
+    let rows: Vec<Value> = results
+        .as_array()
+        .map(|rows| {
+            rows.iter()
+                .map(|row| {
+                    let mut flat = json!({
+                        "provider": row["provider"],
+                        "compositeScore": row["compositeScore"],
+                        "successRate": row["successRate"],
+                    });
+                    for metric in row["metrics"].as_array().into_iter().flatten() {
+                        if let Some(name) = metric["name"].as_str() {
+                            flat[format!("{name} (median)")] = metric["median"].clone();
+                        }
+                    }
+                    flat
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    Value::Array(rows)
+}
+
+/// Prints an answer: pretty JSON, or a table (`No results.` when empty). `columns` picks
+/// the columns of a list; an empty slice shows every key.
+fn print(value: &Value, format: Format, columns: &[&str]) {
+    match format {
+        Format::Json => println!(
+            "{}",
+            serde_json::to_string_pretty(value).unwrap_or_default()
+        ),
+        Format::Table => print!("{}", table(value, columns)),
+    }
+}
+
+fn cell(value: &Value) -> String {
+    match value {
+        Value::Null => String::new(),
+        Value::String(text) => text.clone(),
+        other => other.to_string(),
+    }
+}
+
+/// A list of objects as aligned columns, an object as key/value lines.
+fn table(value: &Value, columns: &[&str]) -> String {
+    let (header, rows): (Vec<String>, Vec<Vec<String>>) = match value {
+        Value::Array(items) if !items.is_empty() => {
+            let mut keys: Vec<String> = columns.iter().map(|c| c.to_string()).collect();
+            if keys.is_empty() {
+                for item in items {
+                    for key in item.as_object().into_iter().flat_map(|map| map.keys()) {
+                        if !keys.contains(key) {
+                            keys.push(key.clone());
+                        }
+                    }
+                }
+            }
+            let rows = items
+                .iter()
+                .map(|item| keys.iter().map(|key| cell(&item[key.as_str()])).collect())
+                .collect();
+            (keys, rows)
+        }
+        Value::Object(map) if !map.is_empty() => (
+            vec!["key".into(), "value".into()],
+            map.iter()
+                .map(|(key, value)| vec![key.clone(), cell(value)])
+                .collect(),
+        ),
+        _ => return "No results.\n".into(),
+    };
+    let widths: Vec<usize> = (0..header.len())
+        .map(|i| {
+            rows.iter()
+                .map(|row| row[i].chars().count())
+                .chain([header[i].chars().count()])
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    let line = |cells: &[String]| {
+        let padded: Vec<String> = cells
+            .iter()
+            .zip(&widths)
+            .map(|(cell, width)| format!("{cell:width$}"))
+            .collect();
+        padded.join("  ").trim_end().to_owned() + "\n"
+    };
+    let mut out = line(&header);
+    for row in &rows {
+        out.push_str(&line(row));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tables_align_columns_and_say_when_empty() {
+        let items =
+            json!([{"id": "r1", "name": "Run #1", "extra": 1}, {"id": "run-22", "name": null}]);
+        assert_eq!(
+            table(&items, &["id", "name"]),
+            "id      name\nr1      Run #1\nrun-22\n"
+        );
+        assert_eq!(table(&json!([]), &["id"]), "No results.\n");
+        assert_eq!(table(&Value::Null, &[]), "No results.\n");
+        assert_eq!(
+            table(&json!({"a": 1, "bb": "x"}), &[]),
+            "key  value\na    1\nbb   x\n"
+        );
+    }
+
+    #[test]
+    fn result_rows_flatten_metric_medians() {
+        let results = json!([{"provider": "e2b", "compositeScore": 90, "successRate": 1,
+            "metrics": [{"name": "ttiMs", "median": 100}]}]);
+        assert_eq!(
+            rows(&results),
+            json!([{"provider": "e2b", "compositeScore": 90, "successRate": 1, "ttiMs (median)": 100}])
+        );
+    }
+}

@@ -1,0 +1,192 @@
+//! The delivery ledger, `platform.json` in the results directory: what the platform has
+//! acknowledged so far, and the exact batch in flight. Records themselves are only in
+//! `records.ndjson`; the ledger says how far each participant's have been delivered, so a
+//! later `bench upload` sends the rest — every record exactly once, because a batch is
+//! re-sent with the same `sequenceNumber` and the same records.
+
+use super::api::{Assignment, CreatedRun};
+use anyhow::{Context as _, Result};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+
+/// The ledger's file name.
+pub const LEDGER_FILE: &str = "platform.json";
+
+/// One batch of task results, fixed before it is first sent.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Batch {
+    /// Its `sequenceNumber`.
+    pub sequence_number: u64,
+    /// The participant's records `delivered..end` are in it.
+    pub end: usize,
+    /// Its `isFinal`.
+    pub is_final: bool,
+}
+
+/// Where one participant's delivery stands.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ParticipantLedger {
+    /// Participant name.
+    pub name: String,
+    /// Its schedule length.
+    pub total_tasks: u64,
+    /// Registered in the run (`upsertParticipant` of a shared run; always true otherwise).
+    pub registered: bool,
+    /// The claimed worker.
+    pub assignment: Option<Assignment>,
+    /// The claim found no pending worker: this participant's records stay local.
+    pub unassigned: bool,
+    /// How many of its records (in `records.ndjson` order) the platform acknowledged.
+    pub delivered: usize,
+    /// `sequenceNumber` of its next new batch.
+    pub next_sequence: u64,
+    /// The batch sent but not yet acknowledged.
+    pub in_flight: Option<Batch>,
+    /// The `isFinal` batch was acknowledged.
+    pub final_sent: bool,
+    /// Its participant log was uploaded (or there was none).
+    pub log_uploaded: bool,
+    /// Participant mode: the lines of `metrics.jsonl` taken while it ran.
+    pub metrics_lines: Option<(usize, usize)>,
+    /// Its system-metrics artifact was uploaded (participant mode).
+    pub metrics_uploaded: bool,
+    /// Its worker was completed or failed.
+    pub closed: bool,
+}
+
+impl ParticipantLedger {
+    /// A participant nothing was delivered for yet; `registered` is false for shared runs.
+    pub fn new(name: &str, total_tasks: u64, shared: bool) -> Self {
+        Self {
+            name: name.to_owned(),
+            total_tasks,
+            registered: !shared,
+            assignment: None,
+            unassigned: false,
+            delivered: 0,
+            next_sequence: 0,
+            in_flight: None,
+            final_sent: false,
+            log_uploaded: false,
+            metrics_lines: None,
+            metrics_uploaded: false,
+            closed: false,
+        }
+    }
+
+    /// Whether nothing is left to send for it.
+    pub fn is_settled(&self) -> bool {
+        self.unassigned || self.closed
+    }
+}
+
+/// Everything needed to deliver one local run, and how far delivery got.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Ledger {
+    /// The platform the run belongs to.
+    pub api_base_url: String,
+    /// Benchmark slug.
+    pub benchmark_slug: String,
+    /// The local run id: the root of every idempotency key.
+    pub local_run_id: String,
+    /// `participant` or `round`.
+    pub group_by: String,
+    /// The `upsertBenchmark` body still to send (`None` once sent, or when the identity is
+    /// not ours).
+    pub upsert: Option<Value>,
+    /// The `createRun` body.
+    pub create_run: Value,
+    /// The platform run, once created.
+    pub run: Option<CreatedRun>,
+    /// Per participant, in config order.
+    pub participants: Vec<ParticipantLedger>,
+    /// Round mode: the shared system-metrics artifact was uploaded.
+    pub shared_metrics_uploaded: bool,
+    /// The run summary body still to send, once scoring produced one.
+    pub summary: Option<Value>,
+    /// The run summary was acknowledged.
+    pub summary_submitted: bool,
+}
+
+impl Ledger {
+    /// Whether this is a `--run-key` run.
+    pub fn is_shared(&self) -> bool {
+        self.create_run.get("runKey").is_some()
+    }
+
+    /// Whether the run is in round mode.
+    pub fn is_round_mode(&self) -> bool {
+        self.group_by == "round"
+    }
+
+    /// The ledger path of a results directory.
+    pub fn path(dir: &Path) -> PathBuf {
+        dir.join(LEDGER_FILE)
+    }
+
+    /// Reads a results directory's ledger, if it has one.
+    pub fn load(dir: &Path) -> Result<Option<Self>> {
+        let path = Self::path(dir);
+        match std::fs::read_to_string(&path) {
+            Ok(text) => serde_json::from_str(&text)
+                .map(Some)
+                .with_context(|| format!("{} is not a delivery ledger", path.display())),
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => Ok(None),
+            Err(error) => Err(error).with_context(|| format!("cannot read {}", path.display())),
+        }
+    }
+
+    /// Writes the ledger atomically (a temporary file renamed over the old one), so a crash
+    /// leaves either the old or the new state.
+    pub fn save(&self, dir: &Path) -> Result<()> {
+        let path = Self::path(dir);
+        let temporary = dir.join(format!(".{LEDGER_FILE}.tmp"));
+        let mut text = serde_json::to_string_pretty(self)?;
+        text.push('\n');
+        std::fs::write(&temporary, text)
+            .with_context(|| format!("cannot write {}", temporary.display()))?;
+        std::fs::rename(&temporary, &path)
+            .with_context(|| format!("cannot write {}", path.display()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_ledger_survives_a_save_and_load() {
+        let dir = tempfile::tempdir().unwrap();
+        assert_eq!(Ledger::load(dir.path()).unwrap(), None);
+        let mut participant = ParticipantLedger::new("alpha", 3, true);
+        participant.in_flight = Some(Batch {
+            sequence_number: 2,
+            end: 3,
+            is_final: true,
+        });
+        let ledger = Ledger {
+            api_base_url: "http://127.0.0.1:1/api/v1".into(),
+            benchmark_slug: "s".into(),
+            local_run_id: "20260101T000000Z-0001".into(),
+            group_by: "participant".into(),
+            upsert: Some(json!({"name": "S"})),
+            create_run: json!({"runKey": "k", "config": {}}),
+            run: None,
+            participants: vec![participant],
+            shared_metrics_uploaded: false,
+            summary: None,
+            summary_submitted: false,
+        };
+        ledger.save(dir.path()).unwrap();
+        let back = Ledger::load(dir.path()).unwrap().unwrap();
+        assert_eq!(back, ledger);
+        assert!(back.is_shared());
+        assert!(!back.participants[0].registered);
+        assert!(!dir.path().join(".platform.json.tmp").exists());
+    }
+}

@@ -1,0 +1,85 @@
+//! `bench upload <results-dir>`: delivers what a run's ledger says the platform has not
+//! acknowledged (or, for a run that was kept local, the whole run), exactly once.
+
+use super::auth::{self, Overrides};
+use super::client::{Client, Retry};
+use super::delivery::Delivery;
+use super::spool::Ledger;
+use super::{new_ledger, summary_body};
+use crate::report::results::read_records;
+use anyhow::{bail, Context as _, Result};
+use serde_json::Value;
+use std::path::Path;
+
+/// Delivers the rest of a results directory; returns whether everything is delivered.
+pub async fn upload(dir: &Path, overrides: &Overrides) -> Result<bool> {
+    let run_path = dir.join("run.json");
+    let run_json: Value = serde_json::from_str(
+        &std::fs::read_to_string(&run_path)
+            .with_context(|| format!("{} is not a results directory", dir.display()))?,
+    )
+    .with_context(|| format!("{} is not JSON", run_path.display()))?;
+    let auth = auth::resolve(overrides).await?;
+    let ledger = match Ledger::load(dir)? {
+        Some(ledger) if ledger.api_base_url != auth.api_base_url => bail!(
+            "{} is being delivered to {}; point BENCHMARKS_PLATFORM_URL (or --base-url) there to finish it",
+            dir.display(),
+            ledger.api_base_url
+        ),
+        Some(ledger) => ledger,
+        None => new_ledger(&run_json, &auth.api_base_url, true, None),
+    };
+    let mut records: Vec<Vec<Value>> = vec![Vec::new(); ledger.participants.len()];
+    for line in read_records(dir)? {
+        let Some(index) = ledger
+            .participants
+            .iter()
+            .position(|entry| entry.name == line.participant)
+        else {
+            continue;
+        };
+        records[index].push(serde_json::to_value(&line.record)?);
+    }
+    let created_before = ledger.run.is_some();
+    let client = Client::new(&auth, Retry::default())?;
+    let mut delivery = Delivery::new(client, ledger, dir, records);
+    if delivery.ledger().summary.is_none() {
+        if let Some(summary) = summary_body(dir) {
+            delivery.set_summary(summary);
+        }
+    }
+    let before = delivery.outstanding();
+    let result = delivery.deliver_all().await;
+    let after = delivery.outstanding();
+    if let Some(run) = &delivery.ledger().run {
+        let verb = if created_before { "Run" } else { "Run created" };
+        println!("{verb}: {} ({})", run.name, run.id);
+    }
+    println!(
+        "Delivered {} record(s); {} were already on the platform.",
+        before.records - after.records,
+        before.deliverable - before.records
+    );
+    match result {
+        Ok(()) => {
+            if let Some(run) = &delivery.ledger().run {
+                println!("All done. View at: {}", run.dashboard_url);
+            }
+            Ok(true)
+        }
+        Err(error) => {
+            eprintln!(
+                "Upload incomplete: {error}. Not delivered: {} record(s){}. Run `bench upload {}` again.",
+                after.records,
+                list_items(&after.items),
+                dir.display()
+            );
+            Ok(false)
+        }
+    }
+}
+
+/// `, the run, the completion of alpha` (empty without items).
+pub fn list_items(items: &[String]) -> String {
+    items.iter().map(|item| format!(", {item}")).collect()
+}

@@ -1,0 +1,95 @@
+//! `--export-markdown` (and the GitHub step summary): a heading with the benchmark's name,
+//! the summary table, and a note on how percentiles are computed.
+
+use super::Exporter;
+use crate::record::TaskRecord;
+use crate::report::summary::{Summary, PERCENTILE_METHOD};
+use crate::report::table::SummaryTable;
+use anyhow::Result;
+
+/// Writes the summary as Markdown.
+pub(super) struct MarkdownExporter;
+
+impl Exporter for MarkdownExporter {
+    fn serialize(
+        &self,
+        summary: &Summary,
+        _records: &[(String, Vec<TaskRecord>)],
+    ) -> Result<Vec<u8>> {
+        Ok(markdown(summary).into_bytes())
+    }
+}
+
+/// The Markdown summary of a run.
+pub fn markdown(summary: &Summary) -> String {
+    let table = SummaryTable::of(summary);
+    let mut text = format!("## {}\n\n", escape(&summary.benchmark_name));
+    let headings: Vec<String> = table
+        .headings
+        .iter()
+        .map(|heading| match &heading.detail {
+            Some(detail) => format!("{}<br>{}", escape(&heading.title), escape(detail)),
+            None => escape(&heading.title),
+        })
+        .collect();
+    text.push_str(&line(&headings));
+    let rules: Vec<String> = table
+        .headings
+        .iter()
+        .map(|heading| if heading.numeric { "---:" } else { "---" }.to_owned())
+        .collect();
+    text.push_str(&line(&rules));
+    for row in &table.rows {
+        let cells: Vec<String> = row.iter().map(|cell| escape(cell)).collect();
+        text.push_str(&line(&cells));
+    }
+    text.push_str(&format!(
+        "\nPercentiles: {PERCENTILE_METHOD}, over trimmed samples.\n"
+    ));
+    text
+}
+
+fn line(cells: &[String]) -> String {
+    format!("| {} |\n", cells.join(" | "))
+}
+
+/// Text safe inside a table cell: pipes escaped, line breaks as `<br>`, HTML tags disarmed.
+fn escape(text: &str) -> String {
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('|', "\\|")
+        .replace("\r\n", "<br>")
+        .replace('\n', "<br>")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::participants::ParticipantStats;
+    use crate::report::summary::Verdict;
+    use serde_json::json;
+
+    #[test]
+    fn a_heading_a_table_and_a_note() {
+        let summary = Summary {
+            benchmark_slug: "s".into(),
+            benchmark_name: "A|B <test>".into(),
+            run: json!({}),
+            verdict: Verdict::Unscored(vec![ParticipantStats {
+                participant: "x|y".into(),
+                tasks: 2,
+                succeeded: 2,
+                metrics: vec![],
+            }]),
+        };
+        assert_eq!(
+            markdown(&summary),
+            "## A\\|B &lt;test&gt;\n\n\
+             | participant | tasks | success |\n\
+             | --- | ---: | ---: |\n\
+             | x\\|y | 2 | 100% |\n\
+             \nPercentiles: nearest-rank, over trimmed samples.\n"
+        );
+    }
+}

@@ -1,0 +1,117 @@
+//! Exports of a run's summary to files, one format per file behind one trait. Every export
+//! file is created before the run starts, so a bad path fails in the first second rather
+//! than after the last task; the content is written at the end.
+
+mod csv;
+mod json;
+mod junit;
+mod markdown;
+
+pub use markdown::markdown;
+
+use super::summary::Summary;
+use crate::record::TaskRecord;
+use anyhow::{Context as _, Result};
+use std::fs::File;
+use std::path::PathBuf;
+
+/// Turns a run's summary (and its records) into the bytes of one export format.
+trait Exporter {
+    /// The file content.
+    fn serialize(
+        &self,
+        summary: &Summary,
+        records: &[(String, Vec<TaskRecord>)],
+    ) -> Result<Vec<u8>>;
+}
+
+/// The export files asked for (`--export-json FILE`, `--export-csv FILE`,
+/// `--export-markdown FILE`, `--export-junit FILE`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ExportPaths {
+    /// The summary as JSON (what `summary.json` holds).
+    pub json: Option<PathBuf>,
+    /// One CSV line per summary row and metric.
+    pub csv: Option<PathBuf>,
+    /// The summary table in Markdown.
+    pub markdown: Option<PathBuf>,
+    /// JUnit XML: one test suite per participant, one test case per task.
+    pub junit: Option<PathBuf>,
+}
+
+/// The export files of one run, created up front.
+pub struct ExportManager {
+    exports: Vec<(Box<dyn Exporter>, PathBuf)>,
+}
+
+impl ExportManager {
+    /// Creates (or truncates) every requested export file now.
+    pub fn create(paths: &ExportPaths) -> Result<Self> {
+        let wanted: [(Option<&PathBuf>, Box<dyn Exporter>); 4] = [
+            (paths.json.as_ref(), Box::new(json::JsonExporter)),
+            (paths.csv.as_ref(), Box::new(csv::CsvExporter)),
+            (
+                paths.markdown.as_ref(),
+                Box::new(markdown::MarkdownExporter),
+            ),
+            (paths.junit.as_ref(), Box::new(junit::JunitExporter)),
+        ];
+        let mut exports = Vec::new();
+        for (path, exporter) in wanted {
+            if let Some(path) = path {
+                File::create(path)
+                    .with_context(|| format!("cannot create export file {}", path.display()))?;
+                exports.push((exporter, path.clone()));
+            }
+        }
+        Ok(Self { exports })
+    }
+
+    /// Writes every export file.
+    pub fn write_all(
+        &self,
+        summary: &Summary,
+        records: &[(String, Vec<TaskRecord>)],
+    ) -> Result<()> {
+        for (exporter, path) in &self.exports {
+            let bytes = exporter.serialize(summary, records)?;
+            std::fs::write(path, bytes)
+                .with_context(|| format!("cannot write export file {}", path.display()))?;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn files_are_created_before_anything_is_written() {
+        let dir = tempfile::tempdir().unwrap();
+        let paths = ExportPaths {
+            json: Some(dir.path().join("s.json")),
+            junit: Some(dir.path().join("s.xml")),
+            ..ExportPaths::default()
+        };
+        ExportManager::create(&paths).unwrap();
+        assert_eq!(std::fs::read(dir.path().join("s.json")).unwrap(), b"");
+        assert!(dir.path().join("s.xml").is_file());
+        assert!(!dir.path().join("s.csv").exists());
+    }
+
+    #[test]
+    fn a_bad_path_fails_at_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let paths = ExportPaths {
+            csv: Some(dir.path().join("missing").join("s.csv")),
+            ..ExportPaths::default()
+        };
+        let error = ExportManager::create(&paths).err().unwrap();
+        let message = format!("{error:#}");
+        assert!(
+            message.starts_with("cannot create export file ") && message.contains("s.csv: "),
+            "{message}"
+        );
+    }
+}

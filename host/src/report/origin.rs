@@ -1,0 +1,173 @@
+//! Where a run came from (spec §4.8): the git commit and ref, what triggered it, and the
+//! host that ran it. Collected once when the run starts and kept in `run.json` as
+//! `origin`, so `summary.json`'s `run` object can be rebuilt from a saved run.
+
+use serde_json::{Map, Value};
+use std::process::{Command, Stdio};
+
+/// The `origin` object of `run.json`, as upstream builds its run metadata:
+/// `gitSha = $GITHUB_SHA ?? git rev-parse HEAD`, `gitRef = $GITHUB_REF_NAME ?? $GITHUB_REF ??
+/// git rev-parse --abbrev-ref HEAD` (each omitted when git fails), and
+/// `triggeredBy = $GITHUB_EVENT_NAME ?? "manual"`. A variable that is set wins even when
+/// empty, as JavaScript's `??` does.
+pub fn collect(
+    env: impl Fn(&str) -> Option<String>,
+    git: impl Fn(&[&str]) -> Option<String>,
+) -> Value {
+    let mut origin = Map::new();
+    let sha = env("GITHUB_SHA").or_else(|| git(&["rev-parse", "HEAD"]));
+    if let Some(sha) = sha {
+        origin.insert("gitSha".into(), Value::String(sha));
+    }
+    let git_ref = env("GITHUB_REF_NAME")
+        .or_else(|| env("GITHUB_REF"))
+        .or_else(|| git(&["rev-parse", "--abbrev-ref", "HEAD"]));
+    if let Some(git_ref) = git_ref {
+        origin.insert("gitRef".into(), Value::String(git_ref));
+    }
+    let trigger = env("GITHUB_EVENT_NAME").unwrap_or_else(|| "manual".into());
+    origin.insert("triggeredBy".into(), Value::String(trigger));
+    Value::Object(origin)
+}
+
+/// [`collect`] from this process's environment and the git repository of the current
+/// directory.
+pub fn collect_here() -> Value {
+    collect(|name| std::env::var(name).ok(), run_git)
+}
+
+/// The trimmed stdout of a successful `git <args>`; `None` when git is missing or fails.
+fn run_git(args: &[&str]) -> Option<String> {
+    let output = Command::new("git")
+        .args(args)
+        .stdin(Stdio::null())
+        .stderr(Stdio::null())
+        .output()
+        .ok()?;
+    if !output.status.success() {
+        return None;
+    }
+    Some(String::from_utf8_lossy(&output.stdout).trim().to_owned())
+}
+
+/// The `run` object of `summary.json`, from `run.json`: upstream's `gitSha`, `gitRef` and
+/// `triggeredBy`, then bench's stand-ins for `nodeVersion` (`benchVersion`,
+/// `wasmtimeVersion`), and `platform`/`arch` spelled as Node.js spells them (`linux`,
+/// `darwin`, `win32`; `x64`, `arm64`). A run without `origin` counts as triggered manually.
+pub fn summary_run(run_json: &Value) -> Value {
+    let mut run = match run_json.get("origin") {
+        Some(Value::Object(origin)) => origin.clone(),
+        _ => Map::from_iter([("triggeredBy".into(), Value::String("manual".into()))]),
+    };
+    let host = &run_json["host"];
+    let text = |key: &str| host[key].as_str().unwrap_or_default();
+    run.insert(
+        "benchVersion".into(),
+        Value::String(text("benchVersion").into()),
+    );
+    run.insert(
+        "wasmtimeVersion".into(),
+        Value::String(text("wasmtimeVersion").into()),
+    );
+    run.insert(
+        "platform".into(),
+        Value::String(node_platform(text("os")).into()),
+    );
+    run.insert("arch".into(), Value::String(node_arch(text("arch")).into()));
+    Value::Object(run)
+}
+
+/// Node.js's `process.platform` for a Rust `std::env::consts::OS`.
+fn node_platform(os: &str) -> &str {
+    match os {
+        "macos" => "darwin",
+        "windows" => "win32",
+        other => other,
+    }
+}
+
+/// Node.js's `process.arch` for a Rust `std::env::consts::ARCH`.
+fn node_arch(arch: &str) -> &str {
+    match arch {
+        "x86_64" => "x64",
+        "aarch64" => "arm64",
+        "x86" => "ia32",
+        "powerpc64" => "ppc64",
+        other => other,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+    use std::collections::HashMap;
+
+    fn env(vars: &[(&str, &str)]) -> impl Fn(&str) -> Option<String> {
+        let vars: HashMap<String, String> = vars
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        move |name| vars.get(name).cloned()
+    }
+
+    fn git_at(sha: &'static str, branch: &'static str) -> impl Fn(&[&str]) -> Option<String> {
+        move |args| match args {
+            ["rev-parse", "HEAD"] => Some(sha.into()),
+            ["rev-parse", "--abbrev-ref", "HEAD"] => Some(branch.into()),
+            _ => None,
+        }
+    }
+
+    #[test]
+    fn github_variables_win_over_git() {
+        let origin = collect(
+            env(&[
+                ("GITHUB_SHA", "abc"),
+                ("GITHUB_REF_NAME", "main"),
+                ("GITHUB_REF", "refs/heads/main"),
+                ("GITHUB_EVENT_NAME", "push"),
+            ]),
+            git_at("def", "topic"),
+        );
+        assert_eq!(
+            origin.to_string(),
+            r#"{"gitSha":"abc","gitRef":"main","triggeredBy":"push"}"#
+        );
+        let origin = collect(
+            env(&[("GITHUB_REF", "refs/pull/7/merge")]),
+            git_at("d", "t"),
+        );
+        assert_eq!(origin["gitRef"], "refs/pull/7/merge");
+    }
+
+    #[test]
+    fn git_fills_in_and_an_empty_variable_still_wins() {
+        let origin = collect(env(&[("GITHUB_SHA", "")]), git_at("def", "topic"));
+        assert_eq!(
+            origin,
+            json!({"gitSha": "", "gitRef": "topic", "triggeredBy": "manual"})
+        );
+    }
+
+    #[test]
+    fn without_git_the_commit_and_ref_are_omitted() {
+        let origin = collect(env(&[]), |_| None);
+        assert_eq!(origin.to_string(), r#"{"triggeredBy":"manual"}"#);
+    }
+
+    #[test]
+    fn summary_run_adds_the_host_in_node_spelling() {
+        let run_json = json!({
+            "origin": {"gitSha": "abc", "triggeredBy": "push"},
+            "host": {"benchVersion": "0.1.0", "wasmtimeVersion": "48.0.8", "os": "macos", "arch": "aarch64"}
+        });
+        assert_eq!(
+            summary_run(&run_json).to_string(),
+            r#"{"gitSha":"abc","triggeredBy":"push","benchVersion":"0.1.0","wasmtimeVersion":"48.0.8","platform":"darwin","arch":"arm64"}"#
+        );
+        let run_json = json!({"host": {"os": "linux", "arch": "x86_64"}});
+        assert_eq!(summary_run(&run_json)["triggeredBy"], "manual");
+        assert_eq!(summary_run(&run_json)["arch"], "x64");
+    }
+}

@@ -1,0 +1,213 @@
+//! The summary of a run, built from its `run.json` and its records alone, so a saved run
+//! summarizes to the same bytes as the live one.
+//!
+//! With `scoring` it is upstream's run summary `{ run, results, scoring }` (spec §4.8) plus
+//! `percentileMethod`; without, `{ run, participants, percentileMethod }` with each
+//! participant's plain numbers.
+
+use super::origin;
+use super::participants::{participant_stats, ParticipantStats};
+use crate::record::TaskRecord;
+use crate::scoring::{score, scoring_config_to_spec, ScoringSpecError, SummaryRow};
+use serde_json::{Map, Value};
+
+/// How percentiles are computed: nearest rank on the sorted samples, after trimming
+/// `floor(n × trim)` samples from each end (spec §4.3).
+pub const PERCENTILE_METHOD: &str = "nearest-rank";
+
+/// What a run's numbers are.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Verdict {
+    /// The config declares `scoring`: upstream's summary rows.
+    Scored {
+        /// One row per participant over all its records, then one per group.
+        results: Vec<SummaryRow>,
+        /// The config's `scoring` object, as declared.
+        scoring: Value,
+    },
+    /// No `scoring`: each participant's plain numbers.
+    Unscored(Vec<ParticipantStats>),
+}
+
+/// A run's summary.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Summary {
+    /// The benchmark's slug.
+    pub benchmark_slug: String,
+    /// The benchmark's name.
+    pub benchmark_name: String,
+    /// The `run` object: git commit and ref, trigger, host.
+    pub run: Value,
+    /// The scores, or the plain numbers.
+    pub verdict: Verdict,
+}
+
+impl Summary {
+    /// Summarizes the records of a run (participants in config order, each participant's
+    /// records by task index) with the scoring, dimensions and display of its `run.json`.
+    /// A scoring spec whose weights do not sum to 1 is the only error.
+    pub fn new(
+        run_json: &Value,
+        records: &[(String, Vec<TaskRecord>)],
+    ) -> Result<Self, ScoringSpecError> {
+        let text = |key: &str| run_json[key].as_str().unwrap_or_default().to_owned();
+        let display_metrics = run_json.get("display").and_then(|d| d.get("metrics"));
+        let verdict = match run_json.get("scoring") {
+            Some(scoring) => {
+                let spec = scoring_config_to_spec(
+                    scoring,
+                    run_json.get("dimensions"),
+                    run_json.get("display"),
+                );
+                Verdict::Scored {
+                    results: score(records, &spec, display_metrics)?,
+                    scoring: scoring.clone(),
+                }
+            }
+            None => Verdict::Unscored(participant_stats(records, display_metrics)),
+        };
+        Ok(Self {
+            benchmark_slug: text("benchmarkSlug"),
+            benchmark_name: text("benchmarkName"),
+            run: origin::summary_run(run_json),
+            verdict,
+        })
+    }
+
+    /// Each participant's row over all its records (the first of its rows), when scored.
+    pub fn overall_rows(&self) -> Vec<&SummaryRow> {
+        let Verdict::Scored { results, .. } = &self.verdict else {
+            return Vec::new();
+        };
+        let mut rows: Vec<&SummaryRow> = Vec::new();
+        for row in results {
+            if rows.last().is_none_or(|last| last.provider != row.provider) {
+                rows.push(row);
+            }
+        }
+        rows
+    }
+
+    /// The `summary.json` object.
+    pub fn to_json(&self) -> Value {
+        let mut summary = Map::new();
+        summary.insert("run".into(), self.run.clone());
+        match &self.verdict {
+            Verdict::Scored { results, scoring } => {
+                let results = serde_json::to_value(results).expect("rows serialize");
+                summary.insert("results".into(), results);
+                summary.insert("scoring".into(), scoring.clone());
+            }
+            Verdict::Unscored(participants) => {
+                let participants = participants.iter().map(ParticipantStats::to_json);
+                summary.insert("participants".into(), participants.collect());
+            }
+        }
+        summary.insert("percentileMethod".into(), PERCENTILE_METHOD.into());
+        Value::Object(summary)
+    }
+
+    /// The text of `summary.json`: pretty-printed with a final newline.
+    pub fn to_json_text(&self) -> String {
+        let mut text = serde_json::to_string_pretty(&self.to_json()).expect("JSON serializes");
+        text.push('\n');
+        text
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::record::Status;
+    use serde_json::json;
+
+    fn record(index: u32, status: Status, data: Value) -> TaskRecord {
+        TaskRecord {
+            task_index: index,
+            status,
+            started_at: String::new(),
+            error_code: None,
+            data: data.as_object().cloned(),
+            completed_at: String::new(),
+            latency_ms: 5.0,
+            steps: vec![],
+        }
+    }
+
+    fn run_json(scoring: Option<Value>) -> Value {
+        let mut run = json!({
+            "benchmarkSlug": "s3",
+            "benchmarkName": "S3 uploads",
+            "dimensions": {"region": "eu"},
+            "participants": ["aws-s3", "r2"],
+            "origin": {"triggeredBy": "manual"},
+            "host": {"benchVersion": "0.1.0", "wasmtimeVersion": "48.0.8", "os": "linux", "arch": "x86_64"},
+        });
+        if let Some(scoring) = scoring {
+            run["scoring"] = scoring;
+        }
+        run
+    }
+
+    fn records() -> Vec<(String, Vec<TaskRecord>)> {
+        vec![
+            (
+                "aws-s3".into(),
+                vec![
+                    record(0, Status::Success, json!({"size": "1MB", "uploadMs": 100})),
+                    record(1, Status::Success, json!({"size": "4MB", "uploadMs": 400})),
+                ],
+            ),
+            ("r2".into(), vec![record(0, Status::Error, json!({}))]),
+        ]
+    }
+
+    #[test]
+    fn scored_summary_is_the_upstream_shape_plus_the_percentile_method() {
+        let scoring = json!({"groupBy": "size", "metrics": [
+            {"key": "uploadMs", "unit": "ms", "ceiling": 1000, "weights": {"median": 1, "p95": 0, "p99": 0}}
+        ]});
+        let summary = Summary::new(&run_json(Some(scoring.clone())), &records()).unwrap();
+        let json = summary.to_json();
+        let keys: Vec<&String> = json.as_object().unwrap().keys().collect();
+        assert_eq!(keys, ["run", "results", "scoring", "percentileMethod"]);
+        assert_eq!(json["scoring"], scoring);
+        assert_eq!(json["percentileMethod"], "nearest-rank");
+        assert_eq!(json["run"]["platform"], "linux");
+        assert_eq!(
+            json["results"][0].to_string(),
+            r#"{"provider":"aws-s3","dimensions":{"region":"eu"},"metrics":[{"name":"uploadMs","unit":"ms","median":250,"p95":400,"p99":400}],"compositeScore":75,"successRate":1,"skipped":false}"#
+        );
+        // aws-s3: all, 1MB, 4MB; r2: all (its only record has no size: one more row).
+        assert_eq!(json["results"].as_array().unwrap().len(), 5);
+        let overall: Vec<(&str, f64)> = summary
+            .overall_rows()
+            .iter()
+            .map(|row| (row.provider.as_str(), row.composite_score))
+            .collect();
+        assert_eq!(overall, [("aws-s3", 75.0), ("r2", 0.0)]);
+        assert!(summary.to_json_text().ends_with("}\n"));
+    }
+
+    #[test]
+    fn unscored_summary_lists_participants() {
+        let summary = Summary::new(&run_json(None), &records()).unwrap();
+        let json = summary.to_json();
+        let keys: Vec<&String> = json.as_object().unwrap().keys().collect();
+        assert_eq!(keys, ["run", "participants", "percentileMethod"]);
+        assert_eq!(json["participants"][1]["participant"], "r2");
+        assert_eq!(json["participants"][1]["successRate"], 0);
+        assert!(summary.overall_rows().is_empty());
+    }
+
+    #[test]
+    fn a_spec_whose_weights_do_not_sum_to_one_is_an_error() {
+        let scoring = json!({"metrics": [
+            {"key": "ttiMs", "ceiling": 1000, "weights": {"median": 0.5, "p95": 0.2, "p99": 0.1}}
+        ]});
+        let error = Summary::new(&run_json(Some(scoring)), &records()).unwrap_err();
+        assert!(error
+            .to_string()
+            .starts_with("Scoring spec weights sum to 0.800, expected 1.0 (±0.01)."));
+    }
+}
