@@ -194,3 +194,29 @@ fn a_panic_is_a_trap_record_quoting_the_panic() {
     assert_eq!(step(&records[0], "explode")["errorCode"], "trap");
     assert_eq!(records[1]["data"]["runsInInstance"], 1);
 }
+
+#[test]
+fn imports_the_host_does_not_provide_are_listed() {
+    let dir = TempDir::new().unwrap();
+    let run = run_bench(
+        dir.path(),
+        &["run", test_guest("unknown-import").to_str().unwrap()],
+    );
+    assert_one_line_failure(
+        &run,
+        &["imports what bench does not provide: test:unknown/gpu"],
+    );
+}
+
+#[test]
+fn a_task_built_against_another_contract_version_says_so() {
+    let dir = TempDir::new().unwrap();
+    let run = run_bench(
+        dir.path(),
+        &["run", test_guest("future-contract").to_str().unwrap()],
+    );
+    assert_one_line_failure(
+        &run,
+        &["was built against bench:task@0.2.0, but this bench provides bench:task@0.1.0"],
+    );
+}

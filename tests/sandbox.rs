@@ -272,3 +272,58 @@ fn requests_are_judged_by_their_real_destination_not_the_host_header() {
         ["http_request_denied", "http_request_denied"]
     );
 }
+
+#[test]
+fn a_granted_directory_is_read_only_unless_rw() {
+    let shared = TempDir::new().unwrap();
+    std::fs::write(shared.path().join("hello.txt"), "hello").unwrap();
+    let grant = format!("{}:/data", shared.path().display());
+    let outcome = attack("granted-dir", &["--allow-dir", &grant]);
+    assert_eq!(outcome.attacker[0]["data"]["read"], "hello");
+    assert_eq!(outcome.attacker[0]["data"]["writable"], false);
+    assert!(!shared.path().join("written.txt").exists());
+    let outcome = attack("granted-dir", &["--allow-dir", &format!("{grant}:rw")]);
+    assert_eq!(outcome.attacker[0]["data"]["writable"], true);
+    assert!(shared.path().join("written.txt").exists());
+}
+
+#[test]
+fn inspect_shows_each_participants_grants_without_secret_values() {
+    let hostile = test_guest("hostile");
+    let dir = TempDir::new().unwrap();
+    let output = bench(dir.path())
+        .args([
+            "inspect",
+            hostile.to_str().unwrap(),
+            "--allow-host",
+            "http://127.0.0.1:*",
+            "--task-timeout",
+            "2s",
+            "--max-memory",
+            "64MiB",
+        ])
+        .env("BENCH_TEST_SECRET", "s3cret-value")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(0), "{stdout}");
+    assert!(stdout.contains("  exports: config, run\n"), "{stdout}");
+    assert!(
+        stdout.contains("    bench:task/context@0.1.0\n"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("Benchmark: Hostile (hostile)\n"));
+    assert!(
+        stdout.contains("  attacker\n    env: none\n    allowed hosts: http://127.0.0.1:*\n"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("  holder\n    env: BENCH_TEST_SECRET\n"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("limits: memory 64 MiB, task timeout 2000ms"),
+        "{stdout}"
+    );
+    assert!(!stdout.contains("s3cret-value"), "never a secret's value");
+}

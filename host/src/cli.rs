@@ -31,6 +31,12 @@ enum Command {
         override_usage = "bench check <task.wasm | task-dir> [flags]"
     )]
     Check(TaskArgs),
+    /// Show a task's exports and imports and what each participant's sandbox will get.
+    #[command(
+        disable_help_flag = true,
+        override_usage = "bench inspect <task.wasm | task-dir> [flags]"
+    )]
+    Inspect(TaskArgs),
     /// Build a task project into a component and print its path.
     Build {
         /// The task project directory.
@@ -84,6 +90,10 @@ impl Cli {
                 } else {
                     ExitCode::FAILURE
                 })
+            }),
+            Command::Inspect(args) => task_command(args, |task, flags| async move {
+                crate::inspect::inspect(&task, &flags).await?;
+                Ok(ExitCode::SUCCESS)
             }),
             Command::Report(args) => {
                 let exports = ExportPaths {

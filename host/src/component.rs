@@ -41,10 +41,10 @@ impl TaskComponent {
         check_exports(engine, &component)
             .with_context(|| format!("{shown} is not a bench task"))?;
         let linker = task_linker(engine)?;
-        let instance_pre = linker
-            .instantiate_pre(&component)
-            .map_err(|error| anyhow::anyhow!("{error:#}"))
-            .with_context(|| format!("{shown} imports something bench does not provide"))?;
+        let instance_pre = linker.instantiate_pre(&component).map_err(|error| {
+            let imports = import_names(engine, &component);
+            anyhow::anyhow!("{shown} {}", explain_missing_imports(&imports, &error))
+        })?;
         let pre = TaskPre::new(instance_pre)
             .map_err(|error| anyhow::anyhow!("{error:#}"))
             .with_context(|| format!("{shown} does not match the {TASK_WORLD} world"))?;
@@ -54,6 +54,26 @@ impl TaskComponent {
             size_bytes: bytes.len(),
             pre,
         })
+    }
+
+    /// The names of the component's imports.
+    pub fn imports(&self) -> Vec<String> {
+        let component = self.pre.instance_pre().component();
+        component
+            .component_type()
+            .imports(self.pre.engine())
+            .map(|(name, _)| name.to_owned())
+            .collect()
+    }
+
+    /// The names of the component's exports.
+    pub fn exports(&self) -> Vec<String> {
+        let component = self.pre.instance_pre().component();
+        component
+            .component_type()
+            .exports(self.pre.engine())
+            .map(|(name, _)| name.to_owned())
+            .collect()
     }
 
     /// Calls the component's `config` export in a sandbox without any capabilities.
@@ -139,6 +159,77 @@ fn check_exports(engine: &TaskEngine, component: &Component) -> Result<()> {
         );
     }
     Ok(())
+}
+
+/// WASI 0.2 interfaces the host links (wasmtime-wasi and wasi:http), by `package/interface`.
+const PROVIDED_WASI: &[&str] = &[
+    "wasi:cli/environment",
+    "wasi:cli/exit",
+    "wasi:cli/stdin",
+    "wasi:cli/stdout",
+    "wasi:cli/stderr",
+    "wasi:cli/terminal-input",
+    "wasi:cli/terminal-output",
+    "wasi:cli/terminal-stdin",
+    "wasi:cli/terminal-stdout",
+    "wasi:cli/terminal-stderr",
+    "wasi:clocks/monotonic-clock",
+    "wasi:clocks/wall-clock",
+    "wasi:filesystem/types",
+    "wasi:filesystem/preopens",
+    "wasi:io/error",
+    "wasi:io/poll",
+    "wasi:io/streams",
+    "wasi:random/random",
+    "wasi:random/insecure",
+    "wasi:random/insecure-seed",
+    "wasi:sockets/network",
+    "wasi:sockets/instance-network",
+    "wasi:sockets/udp",
+    "wasi:sockets/udp-create-socket",
+    "wasi:sockets/tcp",
+    "wasi:sockets/tcp-create-socket",
+    "wasi:sockets/ip-name-lookup",
+    "wasi:http/types",
+    "wasi:http/outgoing-handler",
+];
+
+fn import_names(engine: &TaskEngine, component: &Component) -> Vec<String> {
+    component
+        .component_type()
+        .imports(engine.engine())
+        .map(|(name, _)| name.to_owned())
+        .collect()
+}
+
+/// Says which imports the host does not provide (and whether the task was built against
+/// another version of the bench contract).
+fn explain_missing_imports(imports: &[String], error: &wasmtime::Error) -> String {
+    let missing: Vec<&String> = imports.iter().filter(|name| !is_provided(name)).collect();
+    if let Some(other) = missing.iter().find(|name| name.starts_with("bench:task/")) {
+        let version = other.rsplit_once('@').map_or("an unversioned", |(_, v)| v);
+        return format!(
+            "was built against bench:task@{version}, but this bench provides bench:task@0.1.0; \
+             rebuild the task with a matching SDK"
+        );
+    }
+    if missing.is_empty() {
+        return format!("cannot be linked: {}", trap_summary(error));
+    }
+    let names: Vec<&str> = missing.iter().map(|name| name.as_str()).collect();
+    format!(
+        "imports what bench does not provide: {} (bench provides WASI 0.2, wasi:http and \
+         bench:task/context@0.1.0)",
+        names.join(", ")
+    )
+}
+
+fn is_provided(import: &str) -> bool {
+    let (interface, version) = import.rsplit_once('@').unwrap_or((import, ""));
+    if interface.starts_with("bench:task/") {
+        return version.starts_with("0.1.");
+    }
+    PROVIDED_WASI.contains(&interface) && version.starts_with("0.2.")
 }
 
 fn task_linker(engine: &TaskEngine) -> Result<Linker<SandboxState>> {

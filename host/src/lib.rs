@@ -12,6 +12,7 @@ pub mod engine;
 pub mod exec;
 pub mod flags;
 pub mod grants;
+pub mod inspect;
 pub mod js;
 pub mod metrics;
 pub mod plan;

@@ -26,16 +26,23 @@ use std::sync::Arc;
 use std::time::SystemTime;
 
 /// Everything decided before the first task runs.
-struct Prepared {
+pub(crate) struct Prepared {
     /// Kept alive for the whole run: its ticker drives the epoch deadlines.
-    engine: TaskEngine,
-    task: Arc<TaskComponent>,
-    config: BenchmarkConfig,
-    flags: RunFlags,
-    resolved: ResolvedRun,
-    available: Vec<Participant>,
-    skipped: Vec<Skipped>,
-    grants: RunGrants,
+    pub engine: TaskEngine,
+    /// The loaded task.
+    pub task: Arc<TaskComponent>,
+    /// Its validated config.
+    pub config: BenchmarkConfig,
+    /// The run flags.
+    pub flags: RunFlags,
+    /// Knobs after shapes, overrides and merging.
+    pub resolved: ResolvedRun,
+    /// Participants that will run.
+    pub available: Vec<Participant>,
+    /// Participants skipped for missing env vars.
+    pub skipped: Vec<Skipped>,
+    /// Sandbox grants.
+    pub grants: RunGrants,
 }
 
 /// Runs a benchmark task (a `.wasm` component or a project directory) with upstream flags.
@@ -201,7 +208,7 @@ pub async fn check(task_path: &Path, argv: &[String]) -> Result<bool> {
     Ok(true)
 }
 
-async fn prepare(task_path: &Path, argv: &[String]) -> Result<Prepared> {
+pub(crate) async fn prepare(task_path: &Path, argv: &[String]) -> Result<Prepared> {
     let wasm = project::resolve_task(task_path)?;
     let engine = TaskEngine::new(&EngineSettings::default())?;
     let task = Arc::new(TaskComponent::load(&engine, &wasm)?);

@@ -15,6 +15,7 @@ use wasmtime_wasi_http::{Error, RequestOptions, Result, WasiBody, WasiHttpHooks}
 /// `*.example.com` (any subdomain), `*` (anywhere).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AllowedHost {
+    pattern: String,
     scheme: Option<String>,
     host: String,
     port: PortRule,
@@ -59,10 +60,16 @@ impl AllowedHost {
             return Err(invalid("has no host"));
         }
         Ok(Self {
+            pattern: pattern.to_owned(),
             scheme,
             host: host.to_ascii_lowercase(),
             port,
         })
+    }
+
+    /// The pattern as written.
+    pub fn pattern(&self) -> &str {
+        &self.pattern
     }
 
     fn allows(&self, scheme: &str, host: &str, port: u16) -> bool {

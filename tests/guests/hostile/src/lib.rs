@@ -74,6 +74,14 @@ fn attack(ctx: &Context, name: &str) -> Result<(), TaskError> {
             println!("to stdout");
             eprintln!("to stderr");
         }
+        "granted-dir" => {
+            let read = std::fs::read_to_string("/data/hello.txt");
+            let wrote = std::fs::write("/data/written.txt", b"hi");
+            ctx.measure(json!({
+                "read": read.ok(),
+                "writable": wrote.is_ok(),
+            }));
+        }
         "big-measure" => ctx.measure(json!({ "blob": "x".repeat(2 << 20) })),
         "panic" => panic!("hostile panic"),
         _ => {}
