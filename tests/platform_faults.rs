@@ -154,7 +154,7 @@ fn a_server_killed_mid_run_gets_the_rest_from_bench_upload_exactly_once() {
 
     server.restart();
     let upload = run_command(
-        platform_bench(dir.path(), &server.url(), &server.key).args(["upload", "results"]),
+        platform_bench(dir.path(), &proxy.url(), &server.key).args(["upload", "results"]),
     );
     assert_eq!(upload.code, Some(0), "{}\n{}", upload.stdout, upload.stderr);
     assert!(
@@ -171,7 +171,7 @@ fn a_server_killed_mid_run_gets_the_rest_from_bench_upload_exactly_once() {
     assert_eq!(run_answer["run"]["status"], "completed");
 
     let again = run_command(
-        platform_bench(dir.path(), &server.url(), &server.key).args(["upload", "results"]),
+        platform_bench(dir.path(), &proxy.url(), &server.key).args(["upload", "results"]),
     );
     assert_eq!(again.code, Some(0), "{}", again.stderr);
     assert!(again

@@ -37,6 +37,8 @@ enum Command {
         participant: usize,
         metrics_lines: Option<(usize, usize)>,
     },
+    /// The run's tasks are over: stop and hand the delivery back.
+    Finish,
 }
 
 /// What a participant may do once the platform was asked for a worker.
@@ -166,7 +168,7 @@ impl PlatformRun {
     /// Waits for the background delivery, then delivers whatever is still outstanding
     /// (final batches, logs, metrics, worker completions).
     pub async fn finish(self) -> Closing {
-        drop(self.commands);
+        let _ = self.commands.send(Command::Finish);
         let (delivery, error) = match self.task.await {
             Ok(mut delivery) => {
                 let error = delivery.deliver_all().await.err();
@@ -268,7 +270,7 @@ async fn serve(mut delivery: Delivery, mut commands: mpsc::UnboundedReceiver<Com
     loop {
         let result = tokio::select! {
             command = commands.recv() => match command {
-                None => break,
+                None | Some(Command::Finish) => break,
                 Some(Command::Begin { participant, reply }) => {
                     active[participant] = true;
                     let answer = begin(&mut delivery, participant).await;
