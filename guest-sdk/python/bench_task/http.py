@@ -71,8 +71,11 @@ def request(method, url, headers=None, body=None, timeout_ms=None):
     parts = urlsplit(url)
     if parts.scheme not in ("http", "https") or not parts.netloc:
         raise ValueError(f"not an http(s) URL: {url}")
-    pairs = headers.items() if isinstance(headers, dict) else headers or []
-    fields = types.Fields.from_list([(str(name), _bytes(value)) for name, value in pairs])
+    pairs = [(str(name), _bytes(value)) for name, value in (headers.items() if isinstance(headers, dict) else headers or [])]
+    data = _bytes(body) if body is not None else b""
+    if body is not None and not any(name.lower() == "content-length" for name, _ in pairs):
+        pairs.append(("content-length", str(len(data)).encode()))
+    fields = types.Fields.from_list(pairs)
     outgoing = types.OutgoingRequest(fields)
     outgoing.set_method(_method(method))
     outgoing.set_scheme(types.Scheme_Http() if parts.scheme == "http" else types.Scheme_Https())
@@ -83,7 +86,7 @@ def request(method, url, headers=None, body=None, timeout_ms=None):
         future = outgoing_handler.handle(outgoing, _options(timeout_ms))
     except Err as error:
         raise _http_error(error.value) from None
-    _write_body(outgoing_body, _bytes(body) if body is not None else b"")
+    _write_body(outgoing_body, data)
     with future:
         with future.subscribe() as pollable:
             pollable.block()
