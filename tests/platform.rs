@@ -30,9 +30,14 @@ impl Platform {
 
     /// `bench run rust-hello --out <out> <args>` reporting through the proxy.
     fn run(&self, out: &str, args: &[&str]) -> Run {
-        let hello = example("rust-hello");
+        self.run_example("rust-hello", out, args)
+    }
+
+    /// `bench run <example> --out <out> <args>` reporting through the proxy.
+    fn run_example(&self, name: &str, out: &str, args: &[&str]) -> Run {
+        let component = example(name);
         let mut command = platform_bench(self.path(), &self.proxy.url(), &self.server.key);
-        command.args(["run", hello.to_str().unwrap(), "--out", out]);
+        command.args(["run", component.to_str().unwrap(), "--out", out]);
         command.args(args);
         run_command(&mut command)
     }
@@ -387,4 +392,57 @@ fn a_local_run_can_be_uploaded_later() {
         platform.server.records("rust-hello", &id),
         records(&platform.path().join("results"))
     );
+}
+
+#[test]
+fn a_scored_run_submits_its_summary_json() {
+    let platform = Platform::start();
+    let run = platform.run_example("rust-scored", "results", &[]);
+    assert_eq!(run.code, Some(0), "{}\n{}", run.stdout, run.stderr);
+    let id = run_id(&run);
+    let results = platform.path().join("results");
+    let summary: Value =
+        serde_json::from_str(&std::fs::read_to_string(results.join("summary.json")).unwrap())
+            .unwrap();
+    let submitted = platform.proxy.requests("POST", "/summary");
+    assert_eq!(submitted.len(), 1);
+    assert_eq!(
+        submitted[0].json(),
+        json!({"run": summary["run"], "results": summary["results"], "scoring": summary["scoring"]})
+    );
+    let upsert = platform.proxy.requests("PUT", "/benchmarks/rust-scored")[0].json();
+    assert_eq!(upsert["config"]["scoring"], summary["scoring"]);
+    assert!(upsert["config"]["display"].is_object());
+    assert_eq!(
+        platform.server.records("rust-scored", &id),
+        records(&results)
+    );
+
+    let shown = platform.cli(&["results", "rust-scored", "--run", &id, "--json"]);
+    assert_eq!(shown.code, Some(0), "{}", shown.stderr);
+    let shown: Value = serde_json::from_str(&shown.stdout).unwrap();
+    assert_eq!(shown["results"], summary["results"]);
+    let table = platform.cli(&["results", "rust-scored", "--run", &id]);
+    assert!(table.lines()[0].starts_with("provider"), "{}", table.stdout);
+    assert!(table.stdout.contains("uploadMs (median)"));
+
+    let exported = platform.cli(&["export", "rust-scored", "--run", &id, "--out", "exports"]);
+    assert_eq!(exported.code, Some(0), "{}", exported.stderr);
+    let path = platform
+        .path()
+        .join("exports")
+        .join(format!("rust-scored-{id}.json"));
+    assert_eq!(
+        exported.stdout.trim_end(),
+        format!(
+            "Exported to {}",
+            Path::new("exports")
+                .join(format!("rust-scored-{id}.json"))
+                .display()
+        )
+    );
+    let document: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    assert_eq!(document["benchmarkSlug"], "rust-scored");
+    assert_eq!(document["runId"], id.as_str());
+    assert_eq!(document["results"]["results"], summary["results"]);
 }

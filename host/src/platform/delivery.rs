@@ -10,6 +10,7 @@ use super::spool::{Batch, Ledger};
 use crate::metrics::METRICS_FILE;
 use crate::report::results::file_name;
 use serde_json::{json, Value};
+use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
 
 /// Records per `task_results` batch (upstream's reporter size).
@@ -33,19 +34,69 @@ impl Outstanding {
     }
 }
 
-/// One run's delivery state: the ledger, the records known so far, and a client.
+/// One participant's records: those not acknowledged yet (acknowledged ones are dropped
+/// from memory; `records.ndjson` keeps them), and counts over all of them.
+#[derive(Debug, Default)]
+struct Records {
+    /// How many records precede `unacknowledged[0]`.
+    acknowledged: usize,
+    unacknowledged: VecDeque<Value>,
+    /// Records that did not succeed, of all of them.
+    failed: usize,
+}
+
+impl Records {
+    fn new(all: Vec<Value>, acknowledged: usize) -> Self {
+        let acknowledged = acknowledged.min(all.len());
+        Self {
+            failed: all.iter().filter(|r| !is_success(r)).count(),
+            unacknowledged: all.into_iter().skip(acknowledged).collect(),
+            acknowledged,
+        }
+    }
+
+    fn push(&mut self, record: Value) {
+        self.failed += usize::from(!is_success(&record));
+        self.unacknowledged.push_back(record);
+    }
+
+    fn len(&self) -> usize {
+        self.acknowledged + self.unacknowledged.len()
+    }
+
+    /// Records `from..to` (indexes over all records; `from` not yet acknowledged).
+    fn range(&self, from: usize, to: usize) -> impl Iterator<Item = &Value> {
+        self.unacknowledged
+            .range(from - self.acknowledged..to - self.acknowledged)
+    }
+
+    /// Forgets the records before `to`.
+    fn acknowledge(&mut self, to: usize) {
+        let count = to.saturating_sub(self.acknowledged);
+        self.unacknowledged
+            .drain(..count.min(self.unacknowledged.len()));
+        self.acknowledged = self.acknowledged.max(to);
+    }
+}
+
+/// One run's delivery state: the ledger, the records not acknowledged yet, and a client.
 pub struct Delivery {
     client: Client,
     ledger: Ledger,
     dir: PathBuf,
-    records: Vec<Vec<Value>>,
+    records: Vec<Records>,
 }
 
 impl Delivery {
-    /// Starts from a ledger and the records already written (per ledger participant).
+    /// Starts from a ledger and the records already written (per ledger participant, in
+    /// `records.ndjson` order).
     pub fn new(client: Client, ledger: Ledger, dir: &Path, records: Vec<Vec<Value>>) -> Self {
-        let mut records = records;
-        records.resize_with(ledger.participants.len(), Vec::new);
+        let mut all = records.into_iter();
+        let records = ledger
+            .participants
+            .iter()
+            .map(|entry| Records::new(all.next().unwrap_or_default(), entry.delivered))
+            .collect();
         Self {
             client,
             ledger,
@@ -219,8 +270,8 @@ impl Delivery {
                 }
             };
             let start = self.ledger.participants[p].delivered;
-            let records: Vec<Value> = self.records[p][start..batch.end]
-                .iter()
+            let records: Vec<Value> = self.records[p]
+                .range(start, batch.end)
                 .map(|record| global_index(record, assignment.task_range_start))
                 .collect();
             let body = json!({
@@ -245,6 +296,7 @@ impl Delivery {
             entry.in_flight = None;
             entry.final_sent |= batch.is_final;
             self.save();
+            self.records[p].acknowledge(batch.end);
         }
     }
 
@@ -262,12 +314,11 @@ impl Delivery {
             return;
         };
         let records = &self.records[p];
-        let errors = records.iter().filter(|r| !is_success(r)).count();
         let body = json!({
             "attemptId": assignment.attempt_id,
             "progressDone": records.len(),
             "progressInFlight": 0,
-            "progressErrors": errors,
+            "progressErrors": records.failed,
             "progressTotal": self.ledger.participants[p].total_tasks,
         });
         let _ = self
@@ -328,7 +379,7 @@ impl Delivery {
             self.save();
         }
         if !self.ledger.participants[p].closed {
-            let failed = self.records[p].iter().any(|r| !is_success(r));
+            let failed = self.records[p].failed > 0;
             let (outcome, body) = match (failed, self.ledger.is_round_mode()) {
                 (false, _) => ("complete", json!({ "attemptId": assignment.attempt_id })),
                 (true, false) => (
@@ -528,6 +579,21 @@ fn artifact_body(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn acknowledged_records_leave_memory_but_keep_counting() {
+        let record = |i: u32, status: &str| json!({"taskIndex": i, "status": status});
+        let mut records = Records::new(vec![record(0, "success"), record(1, "error")], 1);
+        assert_eq!((records.len(), records.failed), (2, 1));
+        records.push(record(2, "success"));
+        let sent: Vec<&Value> = records.range(1, 3).collect();
+        assert_eq!(sent, [&record(1, "error"), &record(2, "success")]);
+        records.acknowledge(3);
+        assert_eq!(records.unacknowledged.len(), 0);
+        assert_eq!((records.len(), records.failed), (3, 1));
+        records.push(record(3, "success"));
+        assert_eq!(records.range(3, 4).count(), 1);
+    }
 
     #[test]
     fn records_move_to_the_global_range() {
