@@ -152,6 +152,11 @@ impl Client {
         self.offline.load(Ordering::Relaxed)
     }
 
+    /// Forgets that the platform was unreachable: the next call gets every attempt again.
+    pub fn retry_fully(&self) {
+        self.offline.store(false, Ordering::Relaxed);
+    }
+
     /// Sends a JSON request to `apiBaseUrl + path` and returns the JSON answer (`{}` for an
     /// empty body), retrying as configured. `idempotency_key` is sent as `Idempotency-Key`,
     /// so a retried create returns what the first attempt created.

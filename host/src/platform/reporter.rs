@@ -171,6 +171,9 @@ impl PlatformRun {
         let _ = self.commands.send(Command::Finish);
         let (delivery, error) = match self.task.await {
             Ok(mut delivery) => {
+                // The last chance before `bench upload`: a platform that was down may be
+                // back, so the final steps get every attempt.
+                delivery.client().retry_fully();
                 let error = delivery.deliver_all().await.err();
                 (Some(delivery), error)
             }
