@@ -289,3 +289,49 @@ fn check_validates_without_running() {
     assert!(run.stdout.contains("Config OK."));
     assert!(!dir.path().join("bench-results").exists());
 }
+
+fn started_ms(record: &Value) -> i64 {
+    let text = record["startedAt"].as_str().unwrap();
+    chrono_like_ms(text)
+}
+
+/// Milliseconds of an ISO `YYYY-MM-DDTHH:MM:SS.mmmZ` timestamp within its day.
+fn chrono_like_ms(text: &str) -> i64 {
+    let time = &text[11..23];
+    let hours: i64 = time[0..2].parse().unwrap();
+    let minutes: i64 = time[3..5].parse().unwrap();
+    let seconds: i64 = time[6..8].parse().unwrap();
+    let millis: i64 = time[9..12].parse().unwrap();
+    ((hours * 60 + minutes) * 60 + seconds) * 1000 + millis
+}
+
+#[test]
+fn stagger_is_anchored_to_the_first_start_in_participant_mode() {
+    let (dir, run) = hello_run(&[
+        "--stagger-delay-ms",
+        "150",
+        "--concurrency",
+        "3",
+        "--provider",
+        "alpha",
+    ]);
+    assert_eq!(run.code, Some(0), "stderr: {}", run.stderr);
+    let records = records_of(&dir.path().join("results"), "alpha");
+    let first = started_ms(&records[0]);
+    let offsets: Vec<i64> = records.iter().map(|r| started_ms(r) - first).collect();
+    assert!(offsets[1] >= 145 && offsets[1] < 400, "{offsets:?}");
+    assert!(offsets[2] >= 295 && offsets[2] < 550, "{offsets:?}");
+}
+
+#[test]
+fn stagger_is_a_gap_between_rounds_in_round_mode() {
+    let (dir, run) = hello_run(&["--group-by", "round", "--stagger-delay-ms", "150"]);
+    assert_eq!(run.code, Some(0), "stderr: {}", run.stderr);
+    let results = dir.path().join("results");
+    let alpha = records_of(&results, "alpha");
+    let beta = records_of(&results, "beta");
+    // Both participants start a round together; the next round starts a gap later.
+    assert!((started_ms(&alpha[0]) - started_ms(&beta[0])).abs() < 100);
+    let gap = started_ms(&alpha[1]) - started_ms(&alpha[0]);
+    assert!((145..500).contains(&gap), "gap {gap}");
+}

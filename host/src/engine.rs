@@ -18,6 +18,9 @@ pub const EPOCH_TICK: Duration = Duration::from_millis(10);
 /// Engine settings chosen by the user.
 #[derive(Debug, Clone)]
 pub struct EngineSettings {
+    /// Compile guests with epoch checks, so deadlines can stop CPU-bound loops. Only the
+    /// epoch-cost benchmark turns this off.
+    pub epoch_interruption: bool,
     /// Directory of the compiled-component cache; `None` disables caching.
     pub cache_dir: Option<PathBuf>,
 }
@@ -25,6 +28,7 @@ pub struct EngineSettings {
 impl Default for EngineSettings {
     fn default() -> Self {
         Self {
+            epoch_interruption: true,
             cache_dir: default_cache_dir(),
         }
     }
@@ -49,8 +53,8 @@ impl TaskEngine {
     /// Creates the engine (pooling allocator when the machine allows it) and starts the
     /// epoch ticker.
     pub fn new(settings: &EngineSettings) -> Result<Self> {
-        let engine = Engine::new(&engine_config(true))
-            .or_else(|_| Engine::new(&engine_config(false)))
+        let engine = Engine::new(&engine_config(settings, true))
+            .or_else(|_| Engine::new(&engine_config(settings, false)))
             .map_err(anyhow::Error::from)
             .context("failed to create the WebAssembly engine")?;
         let ticker_stop = Arc::new(AtomicBool::new(false));
@@ -116,11 +120,11 @@ pub fn wasmtime_version() -> &'static str {
     "48.0.8"
 }
 
-fn engine_config(pooling: bool) -> Config {
+fn engine_config(settings: &EngineSettings, pooling: bool) -> Config {
     let mut config = Config::new();
     config
         .wasm_component_model(true)
-        .epoch_interruption(true)
+        .epoch_interruption(settings.epoch_interruption)
         .concurrency_support(false);
     if pooling {
         let mut pool = PoolingAllocationConfig::default();

@@ -263,6 +263,9 @@ fn collect_stdio(
 ) {
     for (name, stream) in [("stdout", &state.stdout), ("stderr", &state.stderr)] {
         let (lines, dropped) = stream.take_lines(flush_partial);
+        if lines.is_empty() && dropped == 0 {
+            continue;
+        }
         let stamp = js::iso_timestamp(SystemTime::now());
         log.extend(
             lines
