@@ -3,7 +3,7 @@
 
 use crate::report::export::ExportPaths;
 use crate::report::saved;
-use crate::{flags, project, runner};
+use crate::{flags, project, runner, scaffold};
 use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -41,6 +41,14 @@ enum Command {
     Build {
         /// The task project directory.
         dir: PathBuf,
+    },
+    /// Create a task project (with a README) that builds and runs as it is.
+    New {
+        /// The directory to create; its name becomes the benchmark's name.
+        dir: PathBuf,
+        /// The task's language.
+        #[arg(long, value_enum)]
+        lang: scaffold::Lang,
     },
     #[command(flatten)]
     Platform(crate::platform::cli::PlatformCommand),
@@ -108,6 +116,16 @@ impl Cli {
             Command::Build { dir } => match project::build(&dir) {
                 Ok(path) => {
                     println!("{}", path.display());
+                    ExitCode::SUCCESS
+                }
+                Err(error) => fail(&error),
+            },
+            Command::New { dir, lang } => match scaffold::create(&dir, lang) {
+                Ok(files) => {
+                    for file in files {
+                        println!("created {}", dir.join(file).display());
+                    }
+                    println!("Next: bench run {}", dir.display());
                     ExitCode::SUCCESS
                 }
                 Err(error) => fail(&error),

@@ -22,5 +22,6 @@ pub mod record;
 pub mod report;
 pub mod runner;
 pub mod sandbox;
+pub mod scaffold;
 pub mod scoring;
 pub mod serve;

@@ -9,6 +9,11 @@ use anyhow::{bail, Context as _, Result};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+/// The componentize-js version task projects use (`componentize-js --aot` is never used: it
+/// downloads a binary at build time).
+pub const COMPONENTIZE_JS_VERSION: &str = "0.23.0";
+/// The esbuild version task projects use.
+pub const ESBUILD_VERSION: &str = "0.25.12";
 /// The SDK package's name.
 pub const SDK_PACKAGE: &str = "@bench/task";
 
@@ -179,6 +184,24 @@ mod tests {
         assert!(shim.contains("from \"@bench/task/component\""));
         assert!(shim.contains("export function config()"));
         assert!(shim.contains("export async function run(input)"));
+    }
+
+    #[test]
+    fn the_examples_use_the_toolchain_versions_of_new_projects() {
+        for example in ["js-hello", "ts-hello", "js-http"] {
+            let manifest = Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("../examples")
+                .join(example)
+                .join("package.json");
+            let package: serde_json::Value =
+                serde_json::from_str(&std::fs::read_to_string(manifest).unwrap()).unwrap();
+            let dependencies = &package["devDependencies"];
+            assert_eq!(
+                dependencies["@bytecodealliance/componentize-js"], COMPONENTIZE_JS_VERSION,
+                "{example}"
+            );
+            assert_eq!(dependencies[ESBUILD], ESBUILD_VERSION, "{example}");
+        }
     }
 
     #[test]

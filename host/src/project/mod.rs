@@ -13,6 +13,8 @@ mod wit;
 use anyhow::{bail, Result};
 use std::path::{Path, PathBuf};
 
+pub use js::{COMPONENTIZE_JS_VERSION, ESBUILD_VERSION};
+pub use python::COMPONENTIZE_PY_VERSION;
 pub use rust::RUST_TARGET;
 
 /// The language of a task project.

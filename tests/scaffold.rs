@@ -1,0 +1,94 @@
+//! End-to-end: `bench new` creates a project in each language that `bench run` builds and
+//! runs as it is (JavaScript and TypeScript projects install their npm dependencies on the
+//! first build), and a project is rebuilt only when a source changed.
+
+mod common;
+
+use common::*;
+use serde_json::json;
+use std::path::{Path, PathBuf};
+use std::time::SystemTime;
+use tempfile::TempDir;
+
+/// Runs `bench new <tmp>/my-task --lang <lang>` and returns the project directory.
+fn new_project(lang: &str) -> (TempDir, PathBuf) {
+    let dir = TempDir::new().unwrap();
+    let project = dir.path().join("my-task");
+    let run = run_bench(
+        dir.path(),
+        &["new", project.to_str().unwrap(), "--lang", lang],
+    );
+    assert_eq!(run.code, Some(0), "bench new --lang {lang}: {}", run.stderr);
+    assert!(project.join("README.md").is_file());
+    assert_eq!(
+        *run.lines().last().unwrap(),
+        format!("Next: bench run {}", project.display())
+    );
+    (dir, project)
+}
+
+/// Runs the project and checks what the template's task records.
+fn run_project(project: &Path) -> Run {
+    let parent = project.parent().unwrap();
+    let run = run_bench(
+        parent,
+        &["run", project.to_str().unwrap(), "--out", "results"],
+    );
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    assert!(
+        run.stdout
+            .contains("  [local] Task 3/3: success {\"participant\":\"local\"}\n"),
+        "{}",
+        run.stdout
+    );
+    let records = records(&parent.join("results"));
+    assert_eq!(records.len(), 3);
+    assert_eq!(step_names(&records[0]), ["prepare", "work"]);
+    assert_eq!(
+        step(&records[0], "work")["data"],
+        json!({"items": 100, "sum": 5050})
+    );
+    run
+}
+
+fn modified(path: &Path) -> SystemTime {
+    std::fs::metadata(path).unwrap().modified().unwrap()
+}
+
+#[test]
+fn a_new_rust_project_builds_and_runs() {
+    let (_dir, project) = new_project("rust");
+    let run = run_project(&project);
+    assert_eq!(run.lines()[0], "my-task (self-contained)");
+}
+
+#[test]
+fn a_new_js_project_builds_runs_and_is_rebuilt_only_when_a_source_changes() {
+    let (_dir, project) = new_project("js");
+    run_project(&project);
+    let component = project.join("target/bench/task.wasm");
+    let built = modified(&component);
+
+    run_project(&project);
+    assert_eq!(modified(&component), built, "rebuilt without a change");
+
+    let source = project.join("task.bench.js");
+    let text = std::fs::read_to_string(&source).unwrap();
+    std::fs::write(&source, text.replace("'my-task'", "'My edited task'")).unwrap();
+    let run = run_project(&project);
+    assert_ne!(modified(&component), built, "not rebuilt after a change");
+    assert_eq!(run.lines()[0], "My edited task (self-contained)");
+}
+
+#[test]
+fn a_new_ts_project_builds_and_runs() {
+    let (_dir, project) = new_project("ts");
+    run_project(&project);
+}
+
+#[test]
+fn a_new_python_project_builds_and_runs() {
+    ensure_python_toolchain();
+    let (_dir, project) = new_project("python");
+    run_project(&project);
+}
