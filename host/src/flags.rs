@@ -14,7 +14,7 @@ pub const RUN_USAGE: &str = "Usage:
       [--no-ingest | --dry-run] [--out DIR] [--fresh-instance]
       [--allow-host URL] [--allow-dir HOST[:GUEST][:rw]] [--max-memory SIZE] [--task-timeout DURATION]
       [--export-json FILE] [--export-csv FILE] [--export-markdown FILE] [--export-junit FILE]
-      [--fail-under SCORE]";
+      [--fail-under SCORE] [--require-upload]";
 
 /// The flags of one `bench run` invocation; `None` when not given.
 #[derive(Debug, Clone, Default, PartialEq)]

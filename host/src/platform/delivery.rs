@@ -294,7 +294,6 @@ impl Delivery {
             entry.delivered = batch.end;
             entry.next_sequence = batch.sequence_number + 1;
             entry.in_flight = None;
-            entry.final_sent |= batch.is_final;
             self.save();
             self.records[p].acknowledge(batch.end);
         }

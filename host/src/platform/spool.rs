@@ -45,8 +45,6 @@ pub struct ParticipantLedger {
     pub next_sequence: u64,
     /// The batch sent but not yet acknowledged.
     pub in_flight: Option<Batch>,
-    /// The `isFinal` batch was acknowledged.
-    pub final_sent: bool,
     /// Its participant log was uploaded (or there was none).
     pub log_uploaded: bool,
     /// Participant mode: the lines of `metrics.jsonl` taken while it ran.
@@ -69,17 +67,11 @@ impl ParticipantLedger {
             delivered: 0,
             next_sequence: 0,
             in_flight: None,
-            final_sent: false,
             log_uploaded: false,
             metrics_lines: None,
             metrics_uploaded: false,
             closed: false,
         }
-    }
-
-    /// Whether nothing is left to send for it.
-    pub fn is_settled(&self) -> bool {
-        self.unassigned || self.closed
     }
 }
 
@@ -113,11 +105,6 @@ pub struct Ledger {
 }
 
 impl Ledger {
-    /// Whether this is a `--run-key` run.
-    pub fn is_shared(&self) -> bool {
-        self.create_run.get("runKey").is_some()
-    }
-
     /// Whether the run is in round mode.
     pub fn is_round_mode(&self) -> bool {
         self.group_by == "round"
@@ -185,7 +172,6 @@ mod tests {
         ledger.save(dir.path()).unwrap();
         let back = Ledger::load(dir.path()).unwrap().unwrap();
         assert_eq!(back, ledger);
-        assert!(back.is_shared());
         assert!(!back.participants[0].registered);
         assert!(!dir.path().join(".platform.json.tmp").exists());
     }

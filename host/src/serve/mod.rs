@@ -5,7 +5,7 @@
 mod db;
 mod routes;
 
-pub use db::Store;
+use db::Store;
 
 use anyhow::{Context as _, Result};
 use axum::extract::DefaultBodyLimit;
