@@ -219,6 +219,19 @@ fn participant_mode_reports_every_record_with_upstream_payloads() {
     assert!(listed.lines()[0].starts_with("id"), "{}", listed.stdout);
     assert!(listed.stdout.contains(&id));
     assert!(listed.stdout.contains("completed"));
+    let benchmarks = platform.cli(&["benchmarks", "list", "--format", "json"]);
+    let benchmarks: Value = serde_json::from_str(&benchmarks.stdout).unwrap();
+    assert_eq!(benchmarks[0]["slug"], "rust-hello");
+    assert_eq!(benchmarks[0]["name"], "Rust hello");
+    let listed = platform.cli(&["artifacts", "list", "rust-hello", &id]);
+    assert_eq!(listed.code, Some(0), "{}", listed.stderr);
+    assert_eq!(
+        listed.lines().len(),
+        5,
+        "a header and 4 artifacts:\n{}",
+        listed.stdout
+    );
+    assert!(listed.lines()[1].contains("coordinator.log"));
 }
 
 #[test]

@@ -268,6 +268,16 @@ pub mod paths {
         format!("{}/results", run(slug, run_id))
     }
 
+    /// `/benchmarks/{slug}/runs/{runId}/artifacts`.
+    pub fn run_artifacts(slug: &str, run_id: &str) -> String {
+        format!("{}/artifacts", run(slug, run_id))
+    }
+
+    /// `/benchmarks/{slug}/runs/{runId}/workers/{workerId}/artifacts`.
+    pub fn worker_artifacts(slug: &str, run_id: &str, worker_id: &str) -> String {
+        format!("{}/artifacts", super::worker(slug, run_id, worker_id))
+    }
+
     /// `/benchmarks/{slug}/runs/{runId}/iterations` (task records).
     pub fn run_iterations(slug: &str, run_id: &str) -> String {
         format!("{}/iterations", run(slug, run_id))

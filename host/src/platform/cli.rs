@@ -1,5 +1,5 @@
-//! The platform subcommands of `bench` (`serve`, `upload`, `runs`, `results`, `export`,
-//! `auth`), flattened into the main command line.
+//! The platform subcommands of `bench` (`serve`, `upload`, `benchmarks`, `runs`, `results`,
+//! `artifacts`, `export`, `auth`), flattened into the main command line.
 
 use super::auth::{AuthError, Overrides};
 use super::commands::{self, Format, Query};
@@ -36,9 +36,15 @@ pub enum PlatformCommand {
         #[command(flatten)]
         platform: PlatformArgs,
     },
+    /// Benchmarks on the platform.
+    #[command(subcommand)]
+    Benchmarks(BenchmarksCommand),
     /// Runs of a benchmark on the platform.
     #[command(subcommand)]
     Runs(RunsCommand),
+    /// Artifacts (participant logs, system metrics) of a run on the platform.
+    #[command(subcommand)]
+    Artifacts(ArtifactsCommand),
     /// Summary rows of a benchmark's runs, or of one run (`--run`).
     Results {
         /// Benchmark slug.
@@ -65,6 +71,39 @@ pub enum PlatformCommand {
     /// Platform credentials.
     #[command(subcommand)]
     Auth(AuthCommand),
+}
+
+/// `bench benchmarks …`.
+#[derive(Debug, Subcommand)]
+pub enum BenchmarksCommand {
+    /// List the benchmarks.
+    List {
+        /// Page size.
+        #[arg(long)]
+        limit: Option<u32>,
+        /// Page start.
+        #[arg(long)]
+        offset: Option<u32>,
+        #[command(flatten)]
+        platform: PlatformArgs,
+    },
+}
+
+/// `bench artifacts …`.
+#[derive(Debug, Subcommand)]
+pub enum ArtifactsCommand {
+    /// List a run's artifacts (or one worker's, `--worker`).
+    List {
+        /// Benchmark slug.
+        slug: String,
+        /// Run id.
+        run_id: String,
+        /// A worker id.
+        #[arg(long)]
+        worker: Option<String>,
+        #[command(flatten)]
+        platform: PlatformArgs,
+    },
 }
 
 /// `bench runs …`.
@@ -197,6 +236,24 @@ impl PlatformCommand {
                     }
                 };
             }
+            PlatformCommand::Benchmarks(BenchmarksCommand::List {
+                limit,
+                offset,
+                platform,
+            }) => (Query::Benchmarks { limit, offset }, platform),
+            PlatformCommand::Artifacts(ArtifactsCommand::List {
+                slug,
+                run_id,
+                worker,
+                platform,
+            }) => (
+                Query::Artifacts {
+                    slug,
+                    run_id,
+                    worker_id: worker,
+                },
+                platform,
+            ),
             PlatformCommand::Runs(RunsCommand::List {
                 slug,
                 limit,

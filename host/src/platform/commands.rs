@@ -1,5 +1,5 @@
-//! The read commands of the platform CLI (spec §5.5): `runs list`, `runs show`, `results`,
-//! `export` and `auth status`, against the benchmarks platform or `bench serve`. Output is
+//! The read commands of the platform CLI (spec §5.5): `benchmarks list`, `runs list`,
+//! `runs show`, `results`, `artifacts list`, `export` and `auth status`, against the benchmarks platform or `bench serve`. Output is
 //! a table, or pretty JSON with `--json`/`--format json`. Exit codes: 0, 1 for API errors
 //! (`API error: <message>` then the response body), 2 for auth errors.
 
@@ -13,6 +13,22 @@ use std::process::ExitCode;
 /// A read command.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Query {
+    /// `benchmarks list`.
+    Benchmarks {
+        /// `--limit`.
+        limit: Option<u32>,
+        /// `--offset`.
+        offset: Option<u32>,
+    },
+    /// `artifacts list <slug> <runId> [--worker <id>]`.
+    Artifacts {
+        /// Benchmark slug.
+        slug: String,
+        /// Run id.
+        run_id: String,
+        /// `--worker`.
+        worker_id: Option<String>,
+    },
     /// `runs list <slug>`.
     Runs {
         /// Benchmark slug.
@@ -114,6 +130,26 @@ async fn execute(query: &Query, overrides: &Overrides, format: Format) -> Result
                 "organizations": me["organizations"],
             });
             print(&status, format, &[]);
+        }
+        Query::Benchmarks { limit, offset } => {
+            let answer = get("/benchmarks".into(), page(limit, offset)).await?;
+            print(&answer["items"], format, &["slug", "name", "updatedAt"]);
+        }
+        Query::Artifacts {
+            slug,
+            run_id,
+            worker_id,
+        } => {
+            let path = match worker_id {
+                Some(worker) => paths::worker_artifacts(slug, run_id, worker),
+                None => paths::run_artifacts(slug, run_id),
+            };
+            let answer = get(path, vec![]).await?;
+            print(
+                &answer["items"],
+                format,
+                &["id", "workerId", "kind", "name", "contentType", "sizeBytes"],
+            );
         }
         Query::Runs {
             slug,
