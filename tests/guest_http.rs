@@ -125,9 +125,9 @@ fn python_http_helper_gets_and_posts_through_wasi_http() {
 #[test]
 fn python_http_helper_reports_a_denied_host_as_its_error_code() {
     let (_, records) = run_task("tests/guests-python/http", "http://127.0.0.2:9/", &[]);
-    assert_eq!(records[0]["errorCode"], "HttpRequestDenied");
+    assert_eq!(records[0]["errorCode"], "http_request_denied");
     assert_eq!(
         records[0]["data"]["errorMessage"],
-        "HTTP request failed: HttpRequestDenied"
+        "HTTP request failed: http_request_denied"
     );
 }

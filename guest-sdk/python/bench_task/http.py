@@ -18,8 +18,8 @@ _NS_PER_MS = 1_000_000
 
 
 class HttpError(Exception):
-    """A request that got no response; ``code`` names the wasi:http error (e.g.
-    ``HttpRequestDenied``, ``ConnectionRefused``) and becomes the task's errorCode."""
+    """A request that got no response; ``code`` names the wasi:http error in snake case
+    (e.g. ``http_request_denied``, ``connection_refused``) and becomes the task's errorCode."""
 
     def __init__(self, code, detail=None):
         super().__init__(f"HTTP request failed: {code}" + (f" ({detail})" if detail else ""))
@@ -129,7 +129,7 @@ def _read_body(response):
                 except Err as error:
                     if isinstance(error.value, streams.StreamError_Closed):
                         break
-                    raise HttpError("HttpResponseIncomplete") from None
+                    raise HttpError("http_response_incomplete") from None
     return b"".join(chunks)
 
 
@@ -151,10 +151,11 @@ def _method(method):
 
 def _http_error(code):
     if code is None:
-        return HttpError("HttpResponseIncomplete")
+        return HttpError("http_response_incomplete")
     name = type(code).__name__.removeprefix("ErrorCode_")
+    snake = "".join(f"_{c.lower()}" if c.isupper() else c for c in name).lstrip("_")
     detail = getattr(code, "value", None)
-    return HttpError(name, None if detail is None else str(detail))
+    return HttpError(snake, None if detail is None else str(detail))
 
 
 def _bytes(value):
