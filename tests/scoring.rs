@@ -23,7 +23,7 @@ fn metric(name: &str, unit: &str, median: u32, p95: u32, p99: u32) -> Value {
     json!({"name": name, "unit": unit, "median": median, "p95": p95, "p99": p99})
 }
 
-fn row(provider: &str, size: Option<&str>, metrics: [Value; 2], score: f64, rate: f64) -> Value {
+fn row(provider: &str, size: Option<&str>, metrics: [Value; 2], score: f64, rate: Value) -> Value {
     let mut dimensions = json!({"region": "local"});
     if let Some(size) = size {
         dimensions["size"] = json!(size);
@@ -81,8 +81,8 @@ fn node_arch() -> &'static str {
 /// * slow, 4MB (tasks 1, 3, 5): uploadMs 320,360,400 → 360/400 → 32 + 12 + 6 = 50;
 ///   throughput 110,130,130,150,150,170 → (130+150)/2 = 140, p95 170 → 5.2; 55.2.
 fn expected_summary(run_json: &Value) -> Value {
-    let five_sixths = 5.0 / 6.0;
-    let two_thirds = 2.0 / 3.0;
+    // JavaScript prints a rate of 1 as `1`, and 5/6 with every digit.
+    let (all, five_sixths, two_thirds) = (json!(1), json!(5.0 / 6.0), json!(2.0 / 3.0));
     json!({
         "run": {
             "gitSha": "0123abc",
@@ -94,12 +94,12 @@ fn expected_summary(run_json: &Value) -> Value {
             "arch": node_arch(),
         },
         "results": [
-            row("fast", None, [metric("uploadMs", "ms", 140, 180, 180), metric("throughputMbps", "Mbps", 230, 260, 260)], 63.67, five_sixths),
-            row("fast", Some("1MB"), [metric("uploadMs", "ms", 140, 180, 180), metric("throughputMbps", "Mbps", 230, 260, 260)], 76.4, 1.0),
-            row("fast", Some("4MB"), [metric("uploadMs", "ms", 140, 160, 160), metric("throughputMbps", "Mbps", 230, 250, 250)], 51.33, two_thirds),
+            row("fast", None, [metric("uploadMs", "ms", 140, 180, 180), metric("throughputMbps", "Mbps", 230, 260, 260)], 63.67, five_sixths.clone()),
+            row("fast", Some("1MB"), [metric("uploadMs", "ms", 140, 180, 180), metric("throughputMbps", "Mbps", 230, 260, 260)], 76.4, all.clone()),
+            row("fast", Some("4MB"), [metric("uploadMs", "ms", 140, 160, 160), metric("throughputMbps", "Mbps", 230, 250, 250)], 51.33, two_thirds.clone()),
             row("slow", None, [metric("uploadMs", "ms", 340, 400, 400), metric("throughputMbps", "Mbps", 130, 170, 170)], 46.5, five_sixths),
             row("slow", Some("1MB"), [metric("uploadMs", "ms", 320, 340, 340), metric("throughputMbps", "Mbps", 120, 140, 140)], 38.8, two_thirds),
-            row("slow", Some("4MB"), [metric("uploadMs", "ms", 360, 400, 400), metric("throughputMbps", "Mbps", 140, 170, 170)], 55.2, 1.0),
+            row("slow", Some("4MB"), [metric("uploadMs", "ms", 360, 400, 400), metric("throughputMbps", "Mbps", 140, 170, 170)], 55.2, all),
         ],
         "scoring": {
             "groupBy": "size",
