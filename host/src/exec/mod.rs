@@ -2,6 +2,7 @@
 //! finished task to a [`RunObserver`]. They never format output.
 
 mod outcome;
+mod pacing;
 mod participant;
 mod round;
 mod slot;
@@ -49,7 +50,15 @@ pub trait RunObserver {
     fn rounds_started(&mut self, participants: usize, rounds: usize);
     /// Round mode ended for a participant.
     fn round_participant_finished(&mut self, participant: &str, failed: bool);
+    /// Writes out what is buffered; the executors call it at least every
+    /// [`FLUSH_INTERVAL`] while tasks run, so nothing finished waits long in memory.
+    fn flush(&mut self) -> Result<()> {
+        Ok(())
+    }
 }
+
+/// How often the executors hand buffered output to disk and console while tasks run.
+pub const FLUSH_INTERVAL: std::time::Duration = std::time::Duration::from_millis(20);
 
 /// Two observers in turn: every event reaches the first, then the second (the results
 /// writer before the platform, so a record is on disk before it is sent).
@@ -82,6 +91,11 @@ impl<A: RunObserver, B: RunObserver> RunObserver for (A, B) {
     fn round_participant_finished(&mut self, participant: &str, failed: bool) {
         self.0.round_participant_finished(participant, failed);
         self.1.round_participant_finished(participant, failed);
+    }
+
+    fn flush(&mut self) -> Result<()> {
+        self.0.flush()?;
+        self.1.flush()
     }
 }
 
@@ -120,6 +134,13 @@ impl<O: RunObserver> RunObserver for Option<O> {
     fn round_participant_finished(&mut self, participant: &str, failed: bool) {
         if let Some(observer) = self {
             observer.round_participant_finished(participant, failed);
+        }
+    }
+
+    fn flush(&mut self) -> Result<()> {
+        match self {
+            Some(observer) => observer.flush(),
+            None => Ok(()),
         }
     }
 }

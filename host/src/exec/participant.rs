@@ -1,65 +1,124 @@
 //! groupBy `participant`: participants one after another; for each, `concurrency` slots
 //! (each its own sandbox) pull the next schedule index; the stagger ramp is anchored to the
 //! first start (spec §3.2–3.3).
+//!
+//! With one slot the tasks run inline in the executor's task (no thread hand-off per task);
+//! with more, each slot is a tokio task and finished tasks are collected every few
+//! milliseconds rather than one wake-up per task.
 
+use super::pacing::{flush_ticker, flushing_while, Ramp};
 use super::{ExecPlan, Finished, ParticipantRun, RunObserver, Slot};
 use crate::record::TaskRecord;
 use anyhow::Result;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, OnceLock};
-use std::time::{Duration, Instant};
-use tokio::sync::mpsc;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use tokio::task::JoinSet;
 
-/// Runs every participant in turn and returns their records sorted by task index.
+/// How often finished tasks of concurrent slots are handed to the observer.
+const COLLECT_INTERVAL: Duration = Duration::from_millis(5);
+
+/// Runs one participant's schedule and returns its records sorted by task index.
 pub async fn run_participant(
     participant: &ParticipantRun,
     plan: &ExecPlan,
     observer: &mut dyn RunObserver,
 ) -> Result<Vec<TaskRecord>> {
     observer.participant_started(&participant.name);
+    let slots = (plan.concurrency as usize).min(plan.schedule.len()).max(1);
+    let mut records = if slots == 1 {
+        run_inline(participant, plan, observer).await?
+    } else {
+        run_pool(participant, plan, slots, observer).await?
+    };
+    records.sort_by_key(|record| record.task_index);
+    observer.flush()?;
+    observer.participant_finished(&participant.name, &records);
+    Ok(records)
+}
+
+async fn run_inline(
+    participant: &ParticipantRun,
+    plan: &ExecPlan,
+    observer: &mut dyn RunObserver,
+) -> Result<Vec<TaskRecord>> {
     let total = plan.schedule.len();
-    let workers = (plan.concurrency as usize).min(total).max(1);
+    let mut slot = Slot::new(participant.slot.clone());
+    let ramp = Ramp::new(plan.stagger_delay_ms);
+    let mut ticker = flush_ticker();
+    let mut records = Vec::with_capacity(total);
+    for (index, entry) in plan.schedule.iter().enumerate() {
+        ramp.wait(index).await;
+        let task = slot.run(index as u32, index as u32, entry.phase.as_deref());
+        let finished = flushing_while(task, &mut ticker, observer).await?;
+        observer.task_finished(&participant.name, &finished, total)?;
+        records.push(finished.record);
+    }
+    Ok(records)
+}
+
+async fn run_pool(
+    participant: &ParticipantRun,
+    plan: &ExecPlan,
+    slots: usize,
+    observer: &mut dyn RunObserver,
+) -> Result<Vec<TaskRecord>> {
+    let total = plan.schedule.len();
     let next_index = Arc::new(AtomicUsize::new(0));
-    let ramp_start = Arc::new(OnceLock::new());
-    let (sender, mut receiver) = mpsc::unbounded_channel::<Finished>();
-    let mut handles = Vec::with_capacity(workers);
-    for _ in 0..workers {
+    let ramp = Arc::new(Ramp::new(plan.stagger_delay_ms));
+    let done: Arc<Mutex<Vec<Finished>>> = Arc::default();
+    let mut workers = JoinSet::new();
+    for _ in 0..slots {
         let mut slot = Slot::new(participant.slot.clone());
         let schedule = plan.schedule.clone();
-        let next_index = next_index.clone();
-        let ramp_start = ramp_start.clone();
-        let sender = sender.clone();
-        let stagger = plan.stagger_delay_ms;
-        handles.push(tokio::spawn(async move {
+        let (next_index, ramp, done) = (next_index.clone(), ramp.clone(), done.clone());
+        workers.spawn(async move {
             loop {
                 let index = next_index.fetch_add(1, Ordering::Relaxed);
                 let Some(entry) = schedule.get(index) else {
                     break;
                 };
-                if stagger > 0.0 {
-                    let start: &Instant = ramp_start.get_or_init(Instant::now);
-                    let due = *start + Duration::from_secs_f64(index as f64 * stagger / 1000.0);
-                    tokio::time::sleep_until(due.into()).await;
-                }
+                ramp.wait(index).await;
                 let finished = slot
                     .run(index as u32, index as u32, entry.phase.as_deref())
                     .await;
-                if sender.send(finished).is_err() {
-                    break;
-                }
+                done.lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .push(finished);
             }
-        }));
+        });
     }
-    drop(sender);
+    let mut collect = tokio::time::interval(COLLECT_INTERVAL);
+    let mut flush = flush_ticker();
     let mut records = Vec::with_capacity(total);
-    while let Some(finished) = receiver.recv().await {
-        if let Err(error) = observer.task_finished(&participant.name, &finished, total) {
-            handles.iter().for_each(|handle| handle.abort());
-            return Err(error);
+    loop {
+        let all_done = tokio::select! {
+            joined = workers.join_next() => match joined {
+                None => true,
+                Some(joined) => {
+                    joined?;
+                    false
+                }
+            },
+            _ = collect.tick() => false,
+        };
+        let ready = std::mem::take(&mut *done.lock().unwrap_or_else(|e| e.into_inner()));
+        for finished in ready {
+            observer.task_finished(&participant.name, &finished, total)?;
+            records.push(finished.record);
         }
-        records.push(finished.record);
+        if all_done {
+            return Ok(records);
+        }
+        if ticker_fired(&mut flush) {
+            observer.flush()?;
+        }
     }
-    records.sort_by_key(|record| record.task_index);
-    observer.participant_finished(&participant.name, &records);
-    Ok(records)
+}
+
+/// Whether the ticker has fired since it was last polled (without waiting).
+fn ticker_fired(ticker: &mut tokio::time::Interval) -> bool {
+    let waker = std::task::Waker::noop();
+    let mut context = std::task::Context::from_waker(waker);
+    ticker.poll_tick(&mut context).is_ready()
 }

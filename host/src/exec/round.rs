@@ -1,6 +1,7 @@
 //! groupBy `round`: round `i` runs task `i` of every participant (at most `concurrency` at
 //! once, started in participant order), with a fixed gap between rounds (spec §3.4).
 
+use super::pacing::{flush_ticker, flushing_while};
 use super::{ExecPlan, Finished, ParticipantRun, RunObserver, RunRecords, Slot};
 use anyhow::Result;
 use std::sync::Arc;
@@ -24,11 +25,26 @@ pub async fn run_rounds(
         .iter()
         .map(|participant| (participant.name.clone(), Vec::with_capacity(rounds)))
         .collect();
-    let mut failed = vec![false; participants.len()];
+    let mut ticker = flush_ticker();
     let permits = Arc::new(Semaphore::new((plan.concurrency as usize).max(1)));
     for (round, entry) in plan.schedule.iter().enumerate() {
         if round > 0 && plan.stagger_delay_ms > 0.0 {
+            observer.flush()?;
             tokio::time::sleep(Duration::from_secs_f64(plan.stagger_delay_ms / 1000.0)).await;
+        }
+        let phase = entry.phase.as_deref();
+        if plan.concurrency <= 1 {
+            // One task at a time, in participant order: run them inline.
+            for (index, slot) in slots.iter_mut().enumerate() {
+                let slot = slot
+                    .as_mut()
+                    .expect("slots stay in place in sequential rounds");
+                let task = slot.run(round as u32, round as u32, phase);
+                let finished = flushing_while(task, &mut ticker, observer).await?;
+                observer.task_finished(&participants[index].name, &finished, rounds)?;
+                records[index].1.push(finished.record);
+            }
+            continue;
         }
         let mut running: JoinSet<(usize, Slot, Finished)> = JoinSet::new();
         for (index, slot) in slots.iter_mut().enumerate() {
@@ -43,15 +59,16 @@ pub async fn run_rounds(
                 (index, slot, finished)
             });
         }
-        while let Some(joined) = running.join_next().await {
+        while let Some(joined) = flushing_while(running.join_next(), &mut ticker, observer).await? {
             let (index, slot, finished) = joined?;
             slots[index] = Some(slot);
             observer.task_finished(&participants[index].name, &finished, rounds)?;
-            failed[index] |= !finished.record.is_success();
             records[index].1.push(finished.record);
         }
     }
-    for (participant, failed) in participants.iter().zip(failed) {
+    observer.flush()?;
+    for (index, participant) in participants.iter().enumerate() {
+        let failed = records[index].1.iter().any(|record| !record.is_success());
         observer.round_participant_finished(&participant.name, failed);
     }
     Ok(records)

@@ -45,6 +45,8 @@ impl RunObserver for RunReporter {
     }
 
     fn participant_finished(&mut self, _participant: &str, records: &[TaskRecord]) {
+        // A write error here shows again at the run's final flush.
+        let _ = self.results.flush();
         self.console.participant_done(records);
     }
 
@@ -54,5 +56,10 @@ impl RunObserver for RunReporter {
 
     fn round_participant_finished(&mut self, participant: &str, failed: bool) {
         self.console.round_participant_done(participant, failed);
+    }
+
+    fn flush(&mut self) -> Result<()> {
+        self.console.flush();
+        self.results.flush()
     }
 }

@@ -72,7 +72,8 @@ impl ResultsWriter {
         std::fs::write(&path, text).with_context(|| format!("cannot write {}", path.display()))
     }
 
-    /// Appends a finished task's record (flushed at once) and its log lines.
+    /// Appends a finished task's record and its log lines (written out by [`Self::flush`],
+    /// which the executors call at least every 20 ms while tasks run).
     pub fn append(&mut self, participant: &str, finished: &Finished) -> Result<()> {
         let line = RecordLineRef {
             participant,
@@ -80,9 +81,6 @@ impl ResultsWriter {
         };
         serde_json::to_writer(&mut self.records, &line)?;
         self.records.write_all(b"\n")?;
-        self.records
-            .flush()
-            .context("cannot write records.ndjson")?;
         if !finished.log.is_empty() {
             let log = self.log_file(participant)?;
             for line in &finished.log {
@@ -95,6 +93,16 @@ impl ResultsWriter {
                 }
                 log.lines += 1;
             }
+        }
+        Ok(())
+    }
+
+    /// Writes out everything buffered (records and participant logs).
+    pub fn flush(&mut self) -> Result<()> {
+        self.records
+            .flush()
+            .context("cannot write records.ndjson")?;
+        for log in self.logs.values_mut() {
             log.file.flush().context("cannot write a participant log")?;
         }
         Ok(())
