@@ -121,7 +121,7 @@ pub async fn run(task_path: &Path, argv: &[String]) -> Result<ExitCode> {
         }
         None => None,
     };
-    let observer = platform.as_ref().map(|p| p.observer(Some(metrics.clone())));
+    let observer = platform.as_ref().map(|p| p.observer(metrics.clone()));
     let mut observers = (
         RunReporter { console, results },
         (metrics.clone(), observer),

@@ -123,16 +123,14 @@ impl Delivery {
             .position(|entry| entry.name == participant)
     }
 
-    /// Adds a finished task's record (already in `records.ndjson`).
+    /// Adds a participant's next record of `records.ndjson`.
     pub fn push(&mut self, participant: usize, record: Value) {
         self.records[participant].push(record);
     }
 
-    /// How many of a participant's records are not acknowledged.
-    pub fn pending(&self, participant: usize) -> usize {
-        self.records[participant]
-            .len()
-            .saturating_sub(self.ledger.participants[participant].delivered)
+    /// How many of a participant's records the delivery has been given.
+    pub fn received(&self, participant: usize) -> usize {
+        self.records[participant].len()
     }
 
     /// Gives up on a participant's delivery (round mode, when its claim was refused).

@@ -15,6 +15,7 @@ pub mod commands;
 pub mod delivery;
 pub mod reporter;
 pub mod spool;
+pub mod tail;
 pub mod upload;
 
 use serde_json::{json, Map, Value};

@@ -1,13 +1,16 @@
-//! Live platform reporting during `bench run`. A background task owns the [`Delivery`]; the
-//! executors reach it through [`PlatformObserver`] (a [`RunObserver`] composed after the
-//! local results writer, so every record is on disk before it is sent), and never wait
-//! for the network: records are batched and sent every [`FLUSH_INTERVAL`] or every
-//! [`BATCH_SIZE`] records, with progress heartbeats. A platform that does not answer only
-//! delays delivery: what it did not acknowledge stays in the ledger for `bench upload`.
+//! Live platform reporting during `bench run`. A background task owns the [`Delivery`]:
+//! every [`FLUSH_INTERVAL`] it reads what `records.ndjson` gained — so only records already
+//! on disk are ever sent — and sends them in batches of
+//! [`BATCH_SIZE`](super::delivery::BATCH_SIZE) with a progress heartbeat. The executors
+//! reach it through [`PlatformObserver`] (composed after the local results writer), which
+//! says when a participant starts and finishes and never waits for the network. A platform
+//! that does not answer only delays delivery: what it did not acknowledge stays in the
+//! ledger for `bench upload`.
 
 use super::auth::Auth;
 use super::client::{ApiError, Client, Retry};
-use super::delivery::{Delivery, BATCH_SIZE};
+use super::delivery::Delivery;
+use super::tail::RecordsTail;
 use super::upload::list_items;
 use super::{new_ledger, summary_body};
 use crate::exec::{Finished, RunObserver};
@@ -29,13 +32,11 @@ enum Command {
         participant: usize,
         reply: oneshot::Sender<Result<Begin, ApiError>>,
     },
-    Record {
-        participant: usize,
-        record: Value,
-    },
+    /// Participant mode: a participant finished with this many records.
     Done {
         participant: usize,
-        metrics_lines: Option<(usize, usize)>,
+        records: usize,
+        metrics_lines: (usize, usize),
     },
     /// The run's tasks are over: stop and hand the delivery back.
     Finish,
@@ -64,7 +65,7 @@ pub struct PlatformRun {
 impl PlatformRun {
     /// Writes the run's ledger next to its `run.json`, upserts the benchmark (when
     /// `upsert`: the identity is ours) and creates the run (shared with `run_key`), then
-    /// starts the background delivery. Returns the console lines of spec §3.6
+    /// starts the background delivery. Prints the console lines of spec §3.6
     /// (`Run created: …`, `View at: …`, blank). An API error other than "no answer" aborts
     /// the run; without an answer the run goes on locally and a warning says so.
     pub async fn start(
@@ -100,7 +101,7 @@ impl PlatformRun {
             .map(|entry| entry.name.clone())
             .collect();
         let (commands, receiver) = mpsc::unbounded_channel();
-        let task = tokio::spawn(serve(delivery, receiver));
+        let task = tokio::spawn(serve(delivery, receiver, dir.to_owned()));
         Ok(Self {
             commands,
             names,
@@ -109,8 +110,9 @@ impl PlatformRun {
         })
     }
 
-    /// The observer that feeds this run's delivery.
-    pub fn observer(&self, metrics: Option<MetricsRecorder>) -> PlatformObserver {
+    /// The observer that feeds this run's delivery; `metrics` tells which samples belong
+    /// to which participant.
+    pub fn observer(&self, metrics: MetricsRecorder) -> PlatformObserver {
         PlatformObserver {
             commands: self.commands.clone(),
             names: self.names.clone(),
@@ -261,57 +263,47 @@ fn warn_unreachable(error: &ApiError) {
     );
 }
 
-/// The background task: applies commands in order, sends pending records and heartbeats
-/// every [`FLUSH_INTERVAL`].
-async fn serve(mut delivery: Delivery, mut commands: mpsc::UnboundedReceiver<Command>) -> Delivery {
+/// The background task: applies commands in order; every [`FLUSH_INTERVAL`] reads the
+/// records `records.ndjson` gained, sends them and reports progress, and settles the
+/// participants (participant mode) whose records are all read.
+async fn serve(
+    mut delivery: Delivery,
+    mut commands: mpsc::UnboundedReceiver<Command>,
+    dir: PathBuf,
+) -> Delivery {
     let count = delivery.ledger().participants.len();
-    let mut active = vec![false; count];
-    let mut changed = vec![false; count];
+    let mut feed = Feed {
+        tail: RecordsTail::new(&dir),
+        active: vec![false; count],
+        changed: vec![false; count],
+        finished: vec![None; count],
+        settled: vec![false; count],
+    };
     let mut warned = delivery.client().is_offline();
     let mut ticker = tokio::time::interval(FLUSH_INTERVAL);
     ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
         let result = tokio::select! {
             command = commands.recv() => match command {
-                None | Some(Command::Finish) => break,
+                None | Some(Command::Finish) => {
+                    if let Err(error) = feed.read(&mut delivery) {
+                        eprintln!("[bench] {error:#}");
+                    }
+                    break;
+                }
                 Some(Command::Begin { participant, reply }) => {
-                    active[participant] = true;
+                    feed.active[participant] = true;
                     let answer = begin(&mut delivery, participant).await;
                     let _ = reply.send(answer);
                     Ok(())
                 }
-                Some(Command::Record { participant, record }) => {
-                    active[participant] = true;
-                    changed[participant] = true;
-                    delivery.push(participant, record);
-                    if delivery.pending(participant) > BATCH_SIZE {
-                        flush(&mut delivery, participant).await
-                    } else {
-                        Ok(())
-                    }
-                }
-                Some(Command::Done { participant, metrics_lines }) => {
-                    if let Some(lines) = metrics_lines {
-                        delivery.set_metrics_lines(participant, lines);
-                    }
-                    if delivery.ledger().is_round_mode() {
-                        flush(&mut delivery, participant).await
-                    } else {
-                        active[participant] = false;
-                        delivery.finish_participant(participant).await
-                    }
+                Some(Command::Done { participant, records, metrics_lines }) => {
+                    delivery.set_metrics_lines(participant, metrics_lines);
+                    feed.finished[participant] = Some(records);
+                    feed.settle(&mut delivery).await
                 }
             },
-            _ = ticker.tick() => {
-                let mut result = Ok(());
-                for participant in 0..count {
-                    if active[participant] && std::mem::take(&mut changed[participant]) {
-                        result = result.and(flush(&mut delivery, participant).await);
-                        delivery.heartbeat(participant).await;
-                    }
-                }
-                result
-            }
+            _ = ticker.tick() => feed.send(&mut delivery).await,
         };
         match result {
             Err(error) if !warned => {
@@ -322,6 +314,68 @@ async fn serve(mut delivery: Delivery, mut commands: mpsc::UnboundedReceiver<Com
         }
     }
     delivery
+}
+
+/// What the background task knows besides the delivery.
+struct Feed {
+    tail: RecordsTail,
+    /// Participants that began or have records.
+    active: Vec<bool>,
+    /// Participants with records or progress not reported yet.
+    changed: Vec<bool>,
+    /// Participant mode: how many records a finished participant has.
+    finished: Vec<Option<usize>>,
+    /// Participant mode: participants whose worker was completed or failed.
+    settled: Vec<bool>,
+}
+
+impl Feed {
+    /// Hands the delivery the records written since the last read.
+    fn read(&mut self, delivery: &mut Delivery) -> Result<()> {
+        for (participant, record) in self.tail.read_new()? {
+            if let Some(index) = delivery.index(&participant) {
+                delivery.push(index, record);
+                self.active[index] = true;
+                self.changed[index] = true;
+            }
+        }
+        Ok(())
+    }
+
+    /// Reads, sends the new records with a heartbeat, then settles.
+    async fn send(&mut self, delivery: &mut Delivery) -> Result<(), ApiError> {
+        if let Err(error) = self.read(delivery) {
+            eprintln!("[bench] {error:#}");
+        }
+        let mut result = Ok(());
+        for participant in 0..self.active.len() {
+            if self.active[participant] && std::mem::take(&mut self.changed[participant]) {
+                result = result.and(flush(delivery, participant).await);
+                delivery.heartbeat(participant).await;
+            }
+        }
+        result.and(self.settle(delivery).await)
+    }
+
+    /// Finishes (final batch, log, metrics, completion) the participants whose records
+    /// are all read.
+    async fn settle(&mut self, delivery: &mut Delivery) -> Result<(), ApiError> {
+        if let Err(error) = self.read(delivery) {
+            eprintln!("[bench] {error:#}");
+        }
+        for participant in 0..self.finished.len() {
+            let Some(records) = self.finished[participant] else {
+                continue;
+            };
+            if self.settled[participant] || delivery.received(participant) < records {
+                continue;
+            }
+            delivery.finish_participant(participant).await?;
+            self.settled[participant] = true;
+            self.active[participant] = false;
+        }
+        Ok(())
+    }
 }
 
 async fn begin(delivery: &mut Delivery, participant: usize) -> Result<Begin, ApiError> {
@@ -354,7 +408,7 @@ async fn flush(delivery: &mut Delivery, participant: usize) -> Result<(), ApiErr
 pub struct PlatformObserver {
     commands: mpsc::UnboundedSender<Command>,
     names: Vec<String>,
-    metrics: Option<MetricsRecorder>,
+    metrics: MetricsRecorder,
     window_start: usize,
 }
 
@@ -367,44 +421,26 @@ impl PlatformObserver {
 impl RunObserver for PlatformObserver {
     fn participant_started(&mut self, _participant: &str) {
         // The metrics observer runs first: its start sample is the last line.
-        self.window_start = self
-            .metrics
-            .as_ref()
-            .map_or(0, |metrics| metrics.lines().saturating_sub(1));
+        self.window_start = self.metrics.lines().saturating_sub(1);
     }
 
-    fn task_finished(&mut self, participant: &str, finished: &Finished, _: usize) -> Result<()> {
-        if let Some(index) = self.index(participant) {
-            let record = serde_json::to_value(&finished.record)?;
-            let _ = self.commands.send(Command::Record {
-                participant: index,
-                record,
-            });
-        }
+    /// Records reach the platform from `records.ndjson`, not from here.
+    fn task_finished(&mut self, _: &str, _: &Finished, _: usize) -> Result<()> {
         Ok(())
     }
 
-    fn participant_finished(&mut self, participant: &str, _: &[TaskRecord]) {
+    fn participant_finished(&mut self, participant: &str, records: &[TaskRecord]) {
         if let Some(index) = self.index(participant) {
-            let metrics_lines = self
-                .metrics
-                .as_ref()
-                .map(|metrics| (self.window_start, metrics.lines()));
             let _ = self.commands.send(Command::Done {
                 participant: index,
-                metrics_lines,
+                records: records.len(),
+                metrics_lines: (self.window_start, self.metrics.lines()),
             });
         }
     }
 
     fn rounds_started(&mut self, _: usize, _: usize) {}
 
-    fn round_participant_finished(&mut self, participant: &str, _: bool) {
-        if let Some(index) = self.index(participant) {
-            let _ = self.commands.send(Command::Done {
-                participant: index,
-                metrics_lines: None,
-            });
-        }
-    }
+    /// Round mode delivers every participant's ending when the run ends.
+    fn round_participant_finished(&mut self, _: &str, _: bool) {}
 }

@@ -5,8 +5,8 @@ use super::auth::{self, Overrides};
 use super::client::{Client, Retry};
 use super::delivery::Delivery;
 use super::spool::Ledger;
+use super::tail::RecordsTail;
 use super::{new_ledger, summary_body};
-use crate::report::results::read_records;
 use anyhow::{bail, Context as _, Result};
 use serde_json::Value;
 use std::path::Path;
@@ -30,15 +30,14 @@ pub async fn upload(dir: &Path, overrides: &Overrides) -> Result<bool> {
         None => new_ledger(&run_json, &auth.api_base_url, true, None),
     };
     let mut records: Vec<Vec<Value>> = vec![Vec::new(); ledger.participants.len()];
-    for line in read_records(dir)? {
-        let Some(index) = ledger
+    for (participant, record) in RecordsTail::new(dir).read_new()? {
+        if let Some(index) = ledger
             .participants
             .iter()
-            .position(|entry| entry.name == line.participant)
-        else {
-            continue;
-        };
-        records[index].push(serde_json::to_value(&line.record)?);
+            .position(|entry| entry.name == participant)
+        {
+            records[index].push(record);
+        }
     }
     let created_before = ledger.run.is_some();
     let client = Client::new(&auth, Retry::default())?;
