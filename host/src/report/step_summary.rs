@@ -72,7 +72,7 @@ mod tests {
         assert!(1000 + text.len() < LIMIT_BYTES as usize);
         assert!(text.ends_with(TRUNCATED));
         let kept = &text[..text.len() - TRUNCATED.len()];
-        assert!(kept.ends_with('\n') && kept.len() % line.len() == 0);
+        assert!(kept.ends_with('\n') && kept.len().is_multiple_of(line.len()));
     }
 
     #[test]
