@@ -102,7 +102,12 @@ fn participant_mode_reports_every_record_with_upstream_payloads() {
 
     let local = records(&platform.path().join("results"));
     assert_eq!(local.len(), 6);
-    assert_eq!(platform.server.records("rust-hello", &id), local);
+    let stored = platform.server.records("rust-hello", &id);
+    // Byte for byte: the same keys in the same order.
+    assert_eq!(
+        serde_json::to_string(&stored).unwrap(),
+        serde_json::to_string(&local).unwrap()
+    );
 
     // What the server received, field by field (spec §6.2).
     let upsert = platform.proxy.requests("PUT", "/benchmarks/rust-hello");
