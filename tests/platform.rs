@@ -464,3 +464,42 @@ fn a_scored_run_submits_its_summary_json() {
     assert_eq!(document["runId"], id.as_str());
     assert_eq!(document["results"]["results"], summary["results"]);
 }
+
+#[test]
+fn saved_settings_name_the_organization_and_every_request_carries_the_key() {
+    let platform = Platform::start();
+    let settings = platform.path().join(".benchsdk");
+    std::fs::create_dir_all(&settings).unwrap();
+    std::fs::write(settings.join("config.json"), r#"{"org": "acme"}"#).unwrap();
+    let run = platform.run("results", &["--provider", "alpha"]);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    let journal = platform.proxy.journal();
+    assert!(journal.len() > 5);
+    let bearer = format!(
+        "authorization: bearer {}",
+        platform.server.key.to_lowercase()
+    );
+    for exchange in journal.iter().filter(|e| !e.path.contains("/uploads/")) {
+        let head = exchange.head.to_lowercase();
+        assert!(
+            head.contains("\r\nx-org-slug: acme\r\n"),
+            "{}",
+            exchange.head
+        );
+        assert!(head.contains(&bearer), "{}", exchange.head);
+        assert!(
+            head.contains("content-type: application/json"),
+            "{}",
+            exchange.head
+        );
+    }
+    // Presigned uploads carry no credentials.
+    let uploads: Vec<&Exchange> = journal
+        .iter()
+        .filter(|e| e.path.contains("/uploads/"))
+        .collect();
+    assert_eq!(uploads.len(), 2, "a log and the system metrics");
+    for upload in uploads {
+        assert!(!upload.head.to_lowercase().contains("authorization"));
+    }
+}

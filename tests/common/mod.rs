@@ -286,6 +286,8 @@ pub struct Exchange {
     pub method: String,
     /// Path and query.
     pub path: String,
+    /// The request line and headers, as sent.
+    pub head: String,
     /// Request body (JSON text for API calls).
     pub body: String,
     /// The status answered (0 when the connection was dropped).
@@ -445,6 +447,7 @@ fn proxy_connection(client: TcpStream, upstream: u16, state: &Mutex<ProxyState>)
         state.lock().unwrap().journal.push(Exchange {
             method,
             path,
+            head: head.clone(),
             body: String::from_utf8_lossy(&body).into_owned(),
             status,
         });
