@@ -196,3 +196,18 @@ fn python_tasks_see_their_secrets_log_and_return_steps() {
         ]
     );
 }
+
+#[test]
+fn js_step_timeouts_stop_a_waiting_or_a_spinning_step() {
+    for (kind, name) in [("slow", "wait"), ("spin", "spin")] {
+        let (record, _) = run_guest(JS, &["--throw", kind]);
+        assert_eq!(record["errorCode"], "step_timeout", "{record}");
+        assert_eq!(
+            record["data"]["errorMessage"],
+            format!("Step \"{name}\" timed out after 100ms")
+        );
+        let step = step(&record, name);
+        assert_eq!(step["timeoutMs"], 100);
+        assert!(record["latencyMs"].as_u64().unwrap() < 4000, "{record}");
+    }
+}

@@ -47,6 +47,14 @@ export const task = defineTask(async (ctx) => {
   if (kind === 'in-step') {
     await ctx.step('outer', () => ctx.step('inner', () => failures['task-error']()));
   }
+  if (kind === 'slow') {
+    await ctx.step('wait', () => new Promise((resolve) => setTimeout(resolve, 5000)), { timeoutMs: 100 });
+  }
+  if (kind === 'spin') {
+    await ctx.step('spin', () => {
+      for (;;);
+    }, { timeoutMs: 100 });
+  }
   if (kind === 'bad-concurrency') {
     await ctx.step('bad', () => 1, { concurrency: 0 });
   }
