@@ -5,6 +5,7 @@ use crate::bindings::bench::task::model;
 use crate::bindings::TaskInput;
 use crate::TaskError;
 use serde_json::Value;
+use std::cell::OnceCell;
 
 pub use model::Level;
 
@@ -70,7 +71,8 @@ impl StepOutcome {
 /// What the host passed to this task, and the way to report steps, measurements and logs.
 #[derive(Debug)]
 pub struct Context {
-    participant: Value,
+    participant_json: String,
+    participant: OnceCell<Value>,
     task_index: u32,
     phase: Option<String>,
     args: Vec<(String, String)>,
@@ -79,7 +81,8 @@ pub struct Context {
 impl Context {
     pub(crate) fn from_input(input: TaskInput) -> Self {
         Self {
-            participant: serde_json::from_str(&input.participant).unwrap_or(Value::Null),
+            participant_json: input.participant,
+            participant: OnceCell::new(),
             task_index: input.task_index,
             phase: input.phase,
             args: input.args,
@@ -88,12 +91,13 @@ impl Context {
 
     /// The participant object from the config, custom fields included.
     pub fn participant(&self) -> &Value {
-        &self.participant
+        self.participant
+            .get_or_init(|| serde_json::from_str(&self.participant_json).unwrap_or(Value::Null))
     }
 
     /// The participant's name.
     pub fn participant_name(&self) -> &str {
-        self.participant["name"].as_str().unwrap_or_default()
+        self.participant()["name"].as_str().unwrap_or_default()
     }
 
     /// 0-based index of this task in the participant's schedule.
