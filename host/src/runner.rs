@@ -136,6 +136,7 @@ pub async fn run(task_path: &Path, argv: &[String]) -> Result<ExitCode> {
     )
     .await?;
     let (mut reporter, _) = observers;
+    reporter.results.flush()?;
     metrics.sample();
     let mut closing = match platform {
         Some(platform) => platform.finish().await,
