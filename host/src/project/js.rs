@@ -4,7 +4,7 @@
 //! bundle into a component.
 
 use super::fingerprint::Fingerprint;
-use super::{output_dir, tool, wit};
+use super::{build_if_changed, tool, wit};
 use anyhow::{bail, Context as _, Result};
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -12,6 +12,9 @@ use std::process::Command;
 /// The componentize-js version task projects use (`componentize-js --aot` is never used: it
 /// downloads a binary at build time).
 pub const COMPONENTIZE_JS_VERSION: &str = "0.23.0";
+/// The preview2-shim version task projects list: componentize-js 0.23 imports it when it runs
+/// but does not declare it as a dependency, so `npm ci` would leave it out.
+pub const PREVIEW2_SHIM_VERSION: &str = "0.25.0";
 /// The esbuild version task projects use.
 pub const ESBUILD_VERSION: &str = "0.25.12";
 /// The SDK package's name.
@@ -40,8 +43,6 @@ pub fn build(dir: &Path) -> Result<PathBuf> {
     let esbuild = tool::node_bin(dir, ESBUILD)
         .with_context(|| format!("{ESBUILD} is not installed in {}", dir.display()))?;
 
-    let out = output_dir(dir);
-    let component = out.join("task.wasm");
     let tool_versions = [
         tool::node_package(dir, "@bytecodealliance/componentize-js"),
         tool::node_package(dir, ESBUILD),
@@ -54,19 +55,9 @@ pub fn build(dir: &Path) -> Result<PathBuf> {
     let mut inputs: Vec<&str> = wit::contents().collect();
     inputs.extend(tool_versions.iter().map(String::as_str));
     let fingerprint = Fingerprint::of(&[dir, &sdk], inputs)?;
-    if fingerprint.is_current(&component) {
-        return Ok(component);
-    }
-
-    let staging = out.join(format!("build-{}", std::process::id()));
-    std::fs::create_dir_all(&staging)?;
-    let result = build_in(dir, &entry, &staging, &esbuild, &componentize);
-    if let Ok(built) = &result {
-        std::fs::rename(built, &component)?;
-        fingerprint.save(&component)?;
-    }
-    let _ = std::fs::remove_dir_all(&staging);
-    result.map(|_| component)
+    build_if_changed(dir, &fingerprint, |staging| {
+        build_in(dir, &entry, staging, &esbuild, &componentize)
+    })
 }
 
 fn build_in(
@@ -188,7 +179,12 @@ mod tests {
 
     #[test]
     fn the_examples_use_the_toolchain_versions_of_new_projects() {
-        for example in ["js-hello", "ts-hello", "js-http"] {
+        for example in [
+            "js-hello",
+            "ts-hello",
+            "js-http",
+            "../tests/guests-js/errors",
+        ] {
             let manifest = Path::new(env!("CARGO_MANIFEST_DIR"))
                 .join("../examples")
                 .join(example)
@@ -201,6 +197,10 @@ mod tests {
                 "{example}"
             );
             assert_eq!(dependencies[ESBUILD], ESBUILD_VERSION, "{example}");
+            assert_eq!(
+                dependencies["@bytecodealliance/preview2-shim"], PREVIEW2_SHIM_VERSION,
+                "{example}"
+            );
         }
     }
 

@@ -11,9 +11,10 @@ mod tool;
 mod wit;
 
 use anyhow::{bail, Result};
+use fingerprint::Fingerprint;
 use std::path::{Path, PathBuf};
 
-pub use js::{COMPONENTIZE_JS_VERSION, ESBUILD_VERSION};
+pub use js::{COMPONENTIZE_JS_VERSION, ESBUILD_VERSION, PREVIEW2_SHIM_VERSION};
 pub use python::COMPONENTIZE_PY_VERSION;
 pub use rust::RUST_TARGET;
 
@@ -69,9 +70,32 @@ pub fn build(dir: &Path) -> Result<PathBuf> {
     }
 }
 
-/// Where JavaScript and Python builds put their output: `<project>/target/bench`.
-fn output_dir(project: &Path) -> PathBuf {
-    project.join("target").join("bench")
+/// Where a JavaScript or Python build puts its component: `<project>/target/bench/task.wasm`.
+fn component_path(project: &Path) -> PathBuf {
+    project.join("target").join("bench").join("task.wasm")
+}
+
+/// Returns the project's component when it was built from these inputs; else runs `build`
+/// in a staging folder of this process (concurrent builds never see each other's files),
+/// moves the component it returns into place and records the fingerprint.
+fn build_if_changed(
+    project: &Path,
+    fingerprint: &Fingerprint,
+    build: impl FnOnce(&Path) -> Result<PathBuf>,
+) -> Result<PathBuf> {
+    let component = component_path(project);
+    if fingerprint.is_current(&component) {
+        return Ok(component);
+    }
+    let staging = component.with_file_name(format!("build-{}", std::process::id()));
+    std::fs::create_dir_all(&staging)?;
+    let result = build(&staging).and_then(|built| {
+        std::fs::rename(built, &component)?;
+        fingerprint.save(&component)?;
+        Ok(component)
+    });
+    let _ = std::fs::remove_dir_all(&staging);
+    result
 }
 
 #[cfg(test)]

@@ -3,7 +3,7 @@
 //! virtual environment's site-packages, as componentize-py finds them.
 
 use super::fingerprint::Fingerprint;
-use super::{output_dir, sdk, tool, wit};
+use super::{build_if_changed, sdk, tool, wit};
 use anyhow::{bail, Context as _, Result};
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -36,21 +36,8 @@ pub fn build(dir: &Path) -> Result<PathBuf> {
             sdk.display()
         );
     }
-    let out = output_dir(dir);
-    let component = out.join("task.wasm");
     let fingerprint = Fingerprint::of(&[dir, &sdk], wit::contents().chain([SHIM]))?;
-    if fingerprint.is_current(&component) {
-        return Ok(component);
-    }
-
-    let staging = out.join(format!("build-{}", std::process::id()));
-    let result = build_in(dir, &sdk, &staging);
-    if let Ok(built) = &result {
-        std::fs::rename(built, &component)?;
-        fingerprint.save(&component)?;
-    }
-    let _ = std::fs::remove_dir_all(&staging);
-    result.map(|_| component)
+    build_if_changed(dir, &fingerprint, |staging| build_in(dir, &sdk, staging))
 }
 
 fn build_in(dir: &Path, sdk: &Path, staging: &Path) -> Result<PathBuf> {

@@ -2,7 +2,9 @@
 //! with a README of its own. Templates are embedded; the SDKs are referenced by path
 //! ([`crate::project::sdk`]) until they are published.
 
-use crate::project::{sdk, COMPONENTIZE_JS_VERSION, COMPONENTIZE_PY_VERSION, ESBUILD_VERSION};
+use crate::project::{
+    sdk, COMPONENTIZE_JS_VERSION, COMPONENTIZE_PY_VERSION, ESBUILD_VERSION, PREVIEW2_SHIM_VERSION,
+};
 use anyhow::{bail, Context as _, Result};
 use std::path::{Path, PathBuf};
 
@@ -82,6 +84,7 @@ pub fn create(dir: &Path, lang: Lang) -> Result<Vec<PathBuf>> {
         ("js_sdk", sdk::js().display().to_string()),
         ("componentize_js", COMPONENTIZE_JS_VERSION.to_owned()),
         ("esbuild", ESBUILD_VERSION.to_owned()),
+        ("preview2_shim", PREVIEW2_SHIM_VERSION.to_owned()),
         ("componentize_py", COMPONENTIZE_PY_VERSION.to_owned()),
     ];
     let mut written = Vec::new();
