@@ -503,3 +503,43 @@ fn saved_settings_name_the_organization_and_every_request_carries_the_key() {
         assert!(!upload.head.to_lowercase().contains("authorization"));
     }
 }
+
+#[test]
+fn upload_and_serve_refuse_what_they_cannot_do() {
+    let platform = Platform::start();
+    let missing = platform.cli(&["upload", "nowhere"]);
+    assert_eq!(missing.code, Some(1));
+    assert!(
+        missing
+            .stderr
+            .starts_with("Upload failed: nowhere is not a results directory: "),
+        "{}",
+        missing.stderr
+    );
+
+    // A run reported through one URL is not finished through another.
+    let run = platform.run("results", &["--provider", "alpha"]);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    let elsewhere = platform.cli(&["upload", "results"]);
+    assert_eq!(elsewhere.code, Some(1));
+    assert_eq!(
+        elsewhere.stderr.trim_end(),
+        format!(
+            "Upload failed: results is being delivered to {}/api/v1; point BENCHMARKS_PLATFORM_URL (or --base-url) there to finish it",
+            platform.proxy.url()
+        )
+    );
+
+    let serve = run_bench(
+        platform.path(),
+        &["serve", "--db", "no/such/dir/x.db", "--port", "0"],
+    );
+    assert_eq!(serve.code, Some(1));
+    assert!(
+        serve
+            .stderr
+            .starts_with("bench serve: cannot open no/such/dir/x.db"),
+        "{}",
+        serve.stderr
+    );
+}
