@@ -119,6 +119,20 @@ impl Store {
         Ok(Self { db })
     }
 
+    /// Every row of a query, mapped.
+    fn rows<T>(
+        &self,
+        sql: &str,
+        params: impl rusqlite::Params,
+        map: impl FnMut(&rusqlite::Row<'_>) -> rusqlite::Result<T>,
+    ) -> Result<Vec<T>, Refusal> {
+        let mut statement = self.db.prepare(sql)?;
+        let rows = statement
+            .query_map(params, map)?
+            .collect::<Result<_, _>>()?;
+        Ok(rows)
+    }
+
     /// Creates an API key and returns it (only its hash is stored).
     pub fn create_key(&self) -> anyhow::Result<String> {
         let key = format!("bp_{}", random_hex(24));
@@ -202,12 +216,11 @@ impl Store {
 
     /// `GET /benchmarks`.
     pub fn list_benchmarks(&self, limit: i64, offset: i64) -> Answer {
-        let mut statement = self
-            .db
-            .prepare("SELECT slug FROM benchmarks ORDER BY slug LIMIT ?1 OFFSET ?2")?;
-        let slugs: Vec<String> = statement
-            .query_map(params![limit, offset], |row| row.get(0))?
-            .collect::<Result<_, _>>()?;
+        let slugs: Vec<String> = self.rows(
+            "SELECT slug FROM benchmarks ORDER BY slug LIMIT ?1 OFFSET ?2",
+            params![limit, offset],
+            |row| row.get(0),
+        )?;
         let items: Vec<Value> = slugs
             .iter()
             .filter_map(|slug| self.benchmark(slug).ok().flatten())
@@ -262,12 +275,11 @@ impl Store {
 
     /// `pending` (no worker claimed), `running`, `completed` or `failed`, from the workers.
     fn run_status(&self, run_id: &str) -> Result<&'static str, Refusal> {
-        let mut statement = self
-            .db
-            .prepare("SELECT status FROM workers WHERE run_id = ?1")?;
-        let statuses: Vec<String> = statement
-            .query_map([run_id], |row| row.get(0))?
-            .collect::<Result<_, _>>()?;
+        let statuses: Vec<String> = self.rows(
+            "SELECT status FROM workers WHERE run_id = ?1",
+            [run_id],
+            |row| row.get(0),
+        )?;
         let all = |s: &str| statuses.iter().all(|status| status == s);
         Ok(if statuses.is_empty() || all("pending") {
             "pending"
@@ -287,13 +299,12 @@ impl Store {
 
     /// `GET /benchmarks/{slug}/runs`, newest first.
     pub fn list_runs(&self, slug: &str, limit: i64, offset: i64) -> Answer {
-        let mut statement = self.db.prepare(
+        let ids: Vec<String> = self.rows(
             "SELECT id FROM runs WHERE benchmark_slug = ?1 ORDER BY created_at DESC, rowid DESC
              LIMIT ?2 OFFSET ?3",
+            params![slug, limit, offset],
+            |row| row.get(0),
         )?;
-        let ids: Vec<String> = statement
-            .query_map(params![slug, limit, offset], |row| row.get(0))?
-            .collect::<Result<_, _>>()?;
         let items = ids
             .iter()
             .map(|id| self.run(slug, id))
@@ -374,18 +385,17 @@ impl Store {
     }
 
     fn participants(&self, run_id: &str) -> Result<Vec<Value>, Refusal> {
-        let mut statement = self.db.prepare(
-            "SELECT name, total_tasks, created_at FROM participants WHERE run_id = ?1 ORDER BY position",
-        )?;
-        let rows = statement
-            .query_map([run_id], |row| {
+        let rows = self.rows(
+"SELECT name, total_tasks, created_at FROM participants WHERE run_id = ?1 ORDER BY position",
+[run_id],
+|row| {
                 Ok(json!({
                     "name": row.get::<_, String>(0)?,
                     "totalTasks": row.get::<_, i64>(1)?,
                     "createdAt": row.get::<_, String>(2)?,
                 }))
-            })?
-            .collect::<Result<_, _>>()?;
+            },
+)?;
         Ok(rows)
     }
 
@@ -446,11 +456,7 @@ impl Store {
             "SELECT {} FROM workers WHERE run_id = ?1 AND participant = ?2 ORDER BY range_start",
             Self::WORKER_COLUMNS
         );
-        let mut statement = self.db.prepare(&sql)?;
-        let rows = statement
-            .query_map([run_id, participant], Self::worker_json)?
-            .collect::<Result<_, _>>()?;
-        Ok(rows)
+        self.rows(&sql, [run_id, participant], Self::worker_json)
     }
 
     fn worker(&self, run_id: &str, worker_id: &str) -> Result<Value, Refusal> {
@@ -645,14 +651,13 @@ impl Store {
     /// each with its participant first, per participant in arrival order.
     pub fn task_records(&self, slug: &str, run_id: &str, participant: Option<&str>) -> Answer {
         self.run(slug, run_id)?;
-        let mut statement = self.db.prepare(
+        let items: Vec<Value> = self.rows(
             "SELECT t.participant, t.record FROM task_results t
              LEFT JOIN participants p ON p.run_id = t.run_id AND p.name = t.participant
              WHERE t.run_id = ?1 AND (?2 IS NULL OR t.participant = ?2)
              ORDER BY p.position, t.seq",
-        )?;
-        let items: Vec<Value> = statement
-            .query_map(params![run_id, participant], |row| {
+            params![run_id, participant],
+            |row| {
                 let name: String = row.get(0)?;
                 let record = parse(row.get(1)?);
                 let mut item = Map::new();
@@ -661,8 +666,8 @@ impl Store {
                     item.extend(fields);
                 }
                 Ok(Value::Object(item))
-            })?
-            .collect::<Result<_, _>>()?;
+            },
+        )?;
         Ok(json!({ "items": items }))
     }
 
@@ -789,12 +794,11 @@ impl Store {
     /// `GET .../runs/{runId}/artifacts` or `.../workers/{w}/artifacts`.
     pub fn list_artifacts(&self, slug: &str, run_id: &str, worker_id: Option<&str>) -> Answer {
         self.run(slug, run_id)?;
-        let mut statement = self.db.prepare(
-            "SELECT id FROM artifacts WHERE run_id = ?1 AND (?2 IS NULL OR worker_id = ?2) ORDER BY rowid",
-        )?;
-        let ids: Vec<String> = statement
-            .query_map(params![run_id, worker_id], |row| row.get(0))?
-            .collect::<Result<_, _>>()?;
+        let ids: Vec<String> = self.rows(
+"SELECT id FROM artifacts WHERE run_id = ?1 AND (?2 IS NULL OR worker_id = ?2) ORDER BY rowid",
+params![run_id, worker_id],
+|row| row.get(0),
+)?;
         let items = ids
             .iter()
             .map(|id| self.artifact(id))
@@ -848,19 +852,18 @@ impl Store {
     pub fn run_results(&self, slug: &str, run_id: &str) -> Answer {
         let run = self.run(slug, run_id)?;
         let summary = self.summary(run_id)?.unwrap_or(Value::Null);
-        let mut statement = self.db.prepare(
+        let tasks: Vec<Value> = self.rows(
             "SELECT participant, COUNT(*), SUM(status = 'success') FROM task_results
              WHERE run_id = ?1 GROUP BY participant",
-        )?;
-        let tasks: Vec<Value> = statement
-            .query_map([run_id], |row| {
+            [run_id],
+            |row| {
                 Ok(json!({
                     "participant": row.get::<_, String>(0)?,
                     "tasks": row.get::<_, i64>(1)?,
                     "succeeded": row.get::<_, i64>(2)?,
                 }))
-            })?
-            .collect::<Result<_, _>>()?;
+            },
+        )?;
         Ok(json!({
             "run": run,
             "summary": summary["run"],
@@ -874,20 +877,19 @@ impl Store {
     pub fn benchmark_results(&self, slug: &str, limit: i64, offset: i64) -> Answer {
         self.benchmark(slug)?
             .ok_or_else(|| Refusal::not_found("Benchmark"))?;
-        let mut statement = self.db.prepare(
-            "SELECT r.id, r.name, s.body FROM summaries s JOIN runs r ON r.id = s.run_id
+        let items: Vec<Value> = self.rows(
+"SELECT r.id, r.name, s.body FROM summaries s JOIN runs r ON r.id = s.run_id
              WHERE r.benchmark_slug = ?1 ORDER BY r.created_at DESC, r.rowid DESC LIMIT ?2 OFFSET ?3",
-        )?;
-        let items: Vec<Value> = statement
-            .query_map(params![slug, limit, offset], |row| {
+params![slug, limit, offset],
+|row| {
                 let summary = parse(row.get(2)?);
                 Ok(json!({
                     "runId": row.get::<_, String>(0)?,
                     "runName": row.get::<_, String>(1)?,
                     "results": summary["results"],
                 }))
-            })?
-            .collect::<Result<_, _>>()?;
+            },
+)?;
         Ok(json!({ "items": items }))
     }
 }
