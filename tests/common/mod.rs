@@ -74,6 +74,9 @@ pub fn bench(cwd: &Path) -> Command {
         .env("BENCH_CACHE_DIR", root().join("target").join("bench-cache"))
         .env("CARGO_TARGET_DIR", guest_target_dir())
         .env_remove("BENCHSDK_NO_INGEST")
+        .env_remove("BENCHMARKS_PLATFORM_URL")
+        .env_remove("BENCHMARKS_PLATFORM_API_KEY")
+        .env_remove("BENCHMARKS_PLATFORM_TOKEN")
         .stdin(Stdio::null());
     command
 }
