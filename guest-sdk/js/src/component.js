@@ -7,23 +7,26 @@ import { isObject, jsonObject, toJson } from './json.js';
 import { toWitSteps } from './values.js';
 
 /**
- * The `config` and `run` exports for a task module. `run` never throws anything but the
- * WIT `task-error`: whatever the task throws becomes a task error (spec §2.7).
+ * The `config` and `run` exports for a task module (which must export `config` and a task).
+ * `run` never throws anything but the WIT `task-error`: whatever the task throws becomes a
+ * task error (spec §2.7).
  */
 export function exportTask(module) {
   const task = module.task ?? module.default;
+  // Checked when the component is built (its module is initialised then), so a task module
+  // without these exports fails the build with this message.
+  if (!isObject(module.config)) {
+    throw new Error('the task module must export `config` created with defineBenchmarkConfig');
+  }
+  if (typeof task !== 'function') {
+    throw new Error('the task module must export a `task` created with defineTask (or a default export)');
+  }
   return {
     config() {
-      if (!isObject(module.config)) {
-        throw new Error('the task module must export `config` created with defineBenchmarkConfig');
-      }
       return toJson(module.config);
     },
     async run(input) {
       try {
-        if (typeof task !== 'function') {
-          throw new Error('the task module must export a `task` created with defineTask');
-        }
         const ctx = createContext(input);
         installProcess(ctx);
         return toTaskOutput(await task(ctx));

@@ -12,6 +12,10 @@ from .errors import TaskError, error_code, error_message
 from .registry import TaskResult, registered
 from .values import json_object, to_json, to_wit_steps
 
+# Checked when the component is built (app.py is imported then, before this module): an
+# app.py that registers no task fails the build with the message of `registered`.
+registered()
+
 
 class WitWorld(wit_world.WitWorld):
     """The bench:task world, implemented by the registered task."""
