@@ -70,7 +70,12 @@ export interface TaskContext<P extends Participant = Participant> {
   participant: P;
   taskIndex: number;
   phase: string | undefined;
-  step<T>(name: string, fn: () => T | Promise<T>, options?: StepOptions): Promise<T>;
+  /** Runs `fn` as a timed step; resolves to its value, or to the array of values with `concurrency` > 1. */
+  step<T, N extends number = 1>(
+    name: string,
+    fn: () => T | Promise<T>,
+    options?: StepOptions & { concurrency?: N },
+  ): Promise<N extends 1 ? T : T[]>;
   measure(data: Record<string, unknown>): void;
   log(message: string, metaOrOptions?: Record<string, unknown> | { level?: LogLevel; meta?: Record<string, unknown> }): void;
   /** An environment variable of this participant (its declared secrets). */
