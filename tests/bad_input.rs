@@ -220,3 +220,20 @@ fn a_task_built_against_another_contract_version_says_so() {
         &["was built against bench:task@0.2.0, but this bench provides bench:task@0.1.0"],
     );
 }
+
+#[test]
+fn a_config_export_that_panics_is_reported_with_the_panic() {
+    let dir = TempDir::new().unwrap();
+    let guest = test_guest("panicking-config");
+    let run = run_bench(dir.path(), &["run", guest.to_str().unwrap()]);
+    assert_eq!(run.code, Some(1));
+    // The guest's own panic is quoted (the host did not panic: one line, our prefix).
+    let stderr = run.stderr.trim_end();
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(stderr.starts_with("Benchmark failed: the task's `config` export failed: wasm trap"));
+    assert!(
+        stderr.contains("(panicked at panicking-config/src/lib.rs"),
+        "{stderr}"
+    );
+    assert!(stderr.ends_with("the config is not ready)"), "{stderr}");
+}

@@ -92,6 +92,7 @@ pub mod __private {
 
     /// Serializes the task's config for the `config` export.
     pub fn config_json<T: Task>() -> String {
+        install_panic_hook();
         serde_json::to_string(&T::config()).expect("a benchmark config always serializes")
     }
 

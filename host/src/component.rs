@@ -84,12 +84,18 @@ impl TaskComponent {
             let task = self.pre.instantiate_async(&mut store).await?;
             task.call_config(&mut store).await
         };
-        match tokio::time::timeout(CONFIG_TIMEOUT, call).await {
+        let outcome = tokio::time::timeout(CONFIG_TIMEOUT, call).await;
+        match outcome {
             Ok(Ok(json)) => Ok(json),
-            Ok(Err(error)) => bail!(
-                "the task's `config` export failed: {}",
-                trap_summary(&error)
-            ),
+            Ok(Err(error)) => {
+                // A panicking guest says why on stderr (the Rust SDK prints one line).
+                let said = store.data().stderr.last_line();
+                let said = said.map(|line| format!(" ({line})")).unwrap_or_default();
+                bail!(
+                    "the task's `config` export failed: {}{said}",
+                    trap_summary(&error)
+                )
+            }
             Err(_) => bail!(
                 "the task's `config` export did not return within {}s",
                 CONFIG_TIMEOUT.as_secs()

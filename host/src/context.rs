@@ -306,8 +306,15 @@ impl Host for SandboxState {
             Level::Warn => "warn",
             Level::Error => "error",
         };
-        self.recorder
-            .log_line(&format!("[{level}] {message}{suffix}"));
+        if message.contains('\n') {
+            // Upstream only recognises the `[task N]` prefix on single-line messages.
+            let task = self.recorder.task_index;
+            let line = format!("{} [{level}] [task {task}] {message}{suffix}", now_iso());
+            self.recorder.push_log(line);
+        } else {
+            self.recorder
+                .log_line(&format!("[{level}] {message}{suffix}"));
+        }
     }
 }
 

@@ -80,13 +80,9 @@ mod tests {
         let mut tail = RecordsTail::new(dir.path());
         assert!(tail.read_new().unwrap().is_empty(), "no file yet");
         let mut file = File::create(dir.path().join("records.ndjson")).unwrap();
-        write!(
-            file,
-            "{}\n{}",
-            r#"{"participant":"a","taskIndex":0,"status":"success","steps":[{"name":"task","status":"success","errorCode":null,"data":{"x":1}}]}"#,
-            r#"{"participant":"b","taskIn"#
-        )
-        .unwrap();
+        let complete = r#"{"participant":"a","taskIndex":0,"status":"success","steps":[{"name":"task","status":"success","errorCode":null,"data":{"x":1}}]}"#;
+        let partial = r#"{"participant":"b","taskIn"#;
+        write!(file, "{complete}\n{partial}").unwrap();
         let first = tail.read_new().unwrap();
         assert_eq!(first.len(), 1);
         assert_eq!(first[0].0, "a");
