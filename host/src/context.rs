@@ -54,7 +54,6 @@ pub struct TaskRecorder {
     finished: Vec<StepRecord>,
     measures: Data,
     measured_bytes: usize,
-    data_overflow: bool,
     log: Vec<String>,
     log_dropped: usize,
     deadline: watch::Sender<Option<StepDeadline>>,
@@ -70,7 +69,6 @@ impl Default for TaskRecorder {
             finished: Vec::new(),
             measures: Data::new(),
             measured_bytes: 0,
-            data_overflow: false,
             log: Vec::new(),
             log_dropped: 0,
             deadline: watch::channel(None).0,
@@ -85,9 +83,9 @@ pub struct RecordedTask {
     pub steps: Vec<StepRecord>,
     /// Task-level measurements.
     pub measures: Data,
-    /// The task tried to record more than [`MAX_RECORD_DATA_BYTES`] of measurements (the
-    /// excess was not kept).
-    pub data_overflow: bool,
+    /// Bytes of measurements the task tried to record (steps and task level); past
+    /// [`MAX_RECORD_DATA_BYTES`] further measurements were not kept.
+    pub measured_bytes: usize,
 }
 
 impl TaskRecorder {
@@ -99,7 +97,6 @@ impl TaskRecorder {
         self.finished.clear();
         self.measures.clear();
         self.measured_bytes = 0;
-        self.data_overflow = false;
         self.publish_deadline();
     }
 
@@ -125,7 +122,7 @@ impl TaskRecorder {
         RecordedTask {
             steps: std::mem::take(&mut self.finished),
             measures: std::mem::take(&mut self.measures),
-            data_overflow: self.data_overflow,
+            measured_bytes: self.measured_bytes,
         }
     }
 
@@ -279,7 +276,6 @@ impl Host for SandboxState {
             .sum();
         recorder.measured_bytes = recorder.measured_bytes.saturating_add(size);
         if recorder.measured_bytes > MAX_RECORD_DATA_BYTES {
-            recorder.data_overflow = true;
             return;
         }
         let active = recorder

@@ -238,13 +238,7 @@ fn enforce_data_limit(recorded: &mut RecordedTask, ending: Ending) -> Ending {
         Ending::Failed(error) => error.data.as_ref().map_or(0, String::len) + error.message.len(),
         Ending::Stopped { .. } => 0,
     };
-    let step_data: usize = recorded
-        .steps
-        .iter()
-        .filter_map(|step| step.data.as_ref())
-        .map(|data| serde_json::Value::Object(data.clone()).to_string().len())
-        .sum();
-    if !recorded.data_overflow && returned + step_data <= MAX_RECORD_DATA_BYTES {
+    if recorded.measured_bytes.saturating_add(returned) <= MAX_RECORD_DATA_BYTES {
         return ending;
     }
     recorded.measures.clear();
