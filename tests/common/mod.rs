@@ -12,7 +12,8 @@ use std::sync::{Mutex, OnceLock};
 /// The repository root.
 pub fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
+        .ancestors()
+        .nth(2)
         .unwrap()
         .to_owned()
 }

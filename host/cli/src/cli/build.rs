@@ -1,0 +1,17 @@
+//! `bench build`: build a task project into a component and print its path.
+
+use super::fail;
+use crate::project;
+use std::path::Path;
+use std::process::ExitCode;
+
+/// Builds the project at `dir`; the last stdout line is the component's path.
+pub fn build(dir: &Path) -> ExitCode {
+    match project::build(dir) {
+        Ok(path) => {
+            println!("{}", path.display());
+            ExitCode::SUCCESS
+        }
+        Err(error) => fail(&error),
+    }
+}

@@ -1,0 +1,50 @@
+//! `bench check`: validate a task's config, flags, participants and environment without
+//! running it.
+
+use super::task::{prepare, Prepared};
+use anyhow::Result;
+use bench_runtime::{js, plan};
+use std::path::Path;
+
+/// Validates a task without running it and prints what a run would do.
+pub async fn check(task_path: &Path, argv: &[String]) -> Result<bool> {
+    let prepared = prepare(task_path, argv).await?;
+    let Prepared {
+        task,
+        config,
+        resolved,
+        available,
+        skipped,
+        ..
+    } = &prepared;
+    let schedule = plan::build_schedule(config, resolved);
+    println!(
+        "Component: {} ({} bytes, sha256 {})",
+        task.path.display(),
+        task.size_bytes,
+        task.sha256
+    );
+    println!(
+        "Benchmark: {} ({})",
+        resolved.benchmark_name, resolved.benchmark_slug
+    );
+    println!(
+        "Knobs: iterations={}, concurrency={}, staggerDelayMs={}, groupBy={}",
+        schedule.len(),
+        resolved.concurrency,
+        js::number_to_string(resolved.stagger_delay_ms),
+        resolved.group_by.as_str()
+    );
+    for participant in available {
+        println!("Participant {}: ready", participant.name);
+    }
+    for skipped in skipped {
+        println!("{}", skipped.line());
+    }
+    if available.is_empty() {
+        println!("{}", plan::no_participants_message(skipped));
+        return Ok(false);
+    }
+    println!("Config OK.");
+    Ok(true)
+}

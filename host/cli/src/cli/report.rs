@@ -1,0 +1,44 @@
+//! `bench report`: re-read a saved run, print its summary, rewrite `summary.json` and export
+//! it again.
+
+use super::fail;
+use crate::flags;
+use bench_runtime::report::export::ExportPaths;
+use bench_runtime::report::saved;
+use clap::Args;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[derive(Debug, Args)]
+pub struct ReportArgs {
+    /// The run's results directory (holds run.json and records.ndjson).
+    pub dir: PathBuf,
+    /// Write the summary as JSON (what summary.json holds) to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub export_json: Option<PathBuf>,
+    /// Write the summary as CSV to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub export_csv: Option<PathBuf>,
+    /// Write the summary table as Markdown to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub export_markdown: Option<PathBuf>,
+    /// Write JUnit XML (a test suite per participant, a test case per task) to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub export_junit: Option<PathBuf>,
+    /// Exit 99 when any participant's overall composite score is below SCORE.
+    #[arg(long, value_name = "SCORE", value_parser = flags::fail_under)]
+    pub fail_under: Option<f64>,
+}
+
+impl ReportArgs {
+    /// Summarizes and exports the saved run; returns the exit code.
+    pub fn execute(self) -> ExitCode {
+        let exports = ExportPaths {
+            json: self.export_json,
+            csv: self.export_csv,
+            markdown: self.export_markdown,
+            junit: self.export_junit,
+        };
+        saved::report(&self.dir, &exports, self.fail_under).unwrap_or_else(|e| fail(&e))
+    }
+}

@@ -1,0 +1,215 @@
+//! `bench run`: component → config → validated plan → executor → local
+//! results (spec §3.1, local mode).
+
+use super::task::{prepare, Prepared};
+use anyhow::Result;
+use bench_platform::reporter::{Closing, PlatformRun};
+use bench_runtime::component::TaskComponent;
+use bench_runtime::config::{BenchmarkConfig, GroupBy};
+use bench_runtime::exec::{self, ExecPlan, ParticipantRun, RunObserver, RunRecords, SlotConfig};
+use bench_runtime::metrics::MetricsRecorder;
+use bench_runtime::plan::{self, ResolvedRun};
+use bench_runtime::report::console::{Console, Header};
+use bench_runtime::report::export::ExportManager;
+use bench_runtime::report::finish::{finish, RunResults};
+use bench_runtime::report::origin;
+use bench_runtime::report::results::ResultsWriter;
+use bench_runtime::report::RunReporter;
+use bench_runtime::{engine, js};
+use serde_json::{json, Value};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::SystemTime;
+
+/// Runs a benchmark task (a `.wasm` component or a project directory) with upstream flags.
+pub async fn run(task_path: &Path, argv: &[String]) -> Result<ExitCode> {
+    let prepared = prepare(task_path, argv).await?;
+    let platform_auth = bench_platform::run_auth(prepared.flags.no_ingest).await?;
+    let mut console = Console::default();
+    for skipped in &prepared.skipped {
+        console.line(&skipped.line());
+    }
+    if prepared.available.is_empty() {
+        console.line(&plan::no_participants_message(&prepared.skipped));
+        return Ok(ExitCode::SUCCESS);
+    }
+    let Prepared {
+        engine: _engine,
+        task,
+        config,
+        flags,
+        resolved,
+        available,
+        grants,
+        ..
+    } = prepared;
+    let schedule = plan::build_schedule(&config, &resolved);
+    let started_at = SystemTime::now();
+    let run_id = run_id(started_at);
+    let dir = flags.out.as_ref().map(PathBuf::from).unwrap_or_else(|| {
+        PathBuf::from("bench-results")
+            .join(&resolved.benchmark_slug)
+            .join(&run_id)
+    });
+    let exports = ExportManager::create(&flags.exports)?;
+    let results = ResultsWriter::create(&dir)?;
+    let names: Vec<String> = available.iter().map(|p| p.name.clone()).collect();
+    let mut run_json = run_json(&config, &resolved, &names, &run_id, started_at, &task);
+    results.write_run_json(&run_json)?;
+
+    let date = js::iso_timestamp(started_at);
+    console.header(&Header {
+        benchmark_name: &resolved.benchmark_name,
+        date: &date,
+        dry_run: flags.no_ingest,
+        iterations: schedule.len(),
+        concurrency: resolved.concurrency,
+        stagger_delay_ms: resolved.stagger_delay_ms,
+        group_by: resolved.group_by.as_str(),
+    });
+    let participants = available
+        .iter()
+        .map(|participant| {
+            Ok(ParticipantRun {
+                name: participant.name.clone(),
+                slot: SlotConfig {
+                    task: task.clone(),
+                    participant_json: participant.raw.to_string(),
+                    capabilities: grants
+                        .for_participant(&config, participant, |name| std::env::var(name).ok())?,
+                    args: flags.custom.clone(),
+                    fresh_instance: flags.fresh_instance,
+                },
+            })
+        })
+        .collect::<Result<Vec<_>>>()?;
+    let exec_plan = ExecPlan {
+        schedule,
+        concurrency: resolved.concurrency,
+        stagger_delay_ms: resolved.stagger_delay_ms,
+    };
+    let metrics = MetricsRecorder::start(&dir, MetricsRecorder::interval(resolved.group_by))?;
+    let platform = match &platform_auth {
+        Some(auth) => {
+            let (upsert, run_key) = (resolved.identity_is_ours, flags.run_key.as_deref());
+            let started = PlatformRun::start(auth, &run_json, &dir, upsert, run_key, &mut console);
+            Some(started.await?)
+        }
+        None => None,
+    };
+    let observer = platform.as_ref().map(|p| p.observer(metrics.clone()));
+    let mut observers = (
+        RunReporter { console, results },
+        (metrics.clone(), observer),
+    );
+    let group_by = resolved.group_by;
+    let records = execute(
+        group_by,
+        &participants,
+        &exec_plan,
+        &mut observers,
+        platform.as_ref(),
+    )
+    .await?;
+    let (mut reporter, _) = observers;
+    reporter.results.flush()?;
+    metrics.sample();
+    let mut closing = match platform {
+        Some(platform) => platform.finish().await,
+        None => Closing::default(),
+    };
+    reporter.console.line(&closing.done_line());
+    let completed_at = SystemTime::now();
+    run_json["completedAt"] = Value::String(js::iso_timestamp(completed_at));
+    run_json["tasks"] = json!({
+        "total": records.iter().map(|(_, r)| r.len()).sum::<usize>(),
+        "failed": records.iter().flat_map(|(_, r)| r).filter(|r| !r.is_success()).count(),
+    });
+    reporter.results.write_run_json(&run_json)?;
+    let results = RunResults {
+        run_json: &run_json,
+        records: &records,
+        dir: reporter.results.dir(),
+        exports: &exports,
+        fail_under: flags.fail_under,
+    };
+    let code = finish(&mut reporter.console, &results)?;
+    closing.submit_summary().await;
+    closing.report(flags.require_upload)?;
+    reporter
+        .console
+        .line(&format!("Results: {}", reporter.results.dir().display()));
+    Ok(code)
+}
+
+async fn execute(
+    group_by: GroupBy,
+    participants: &[ParticipantRun],
+    plan: &ExecPlan,
+    observer: &mut dyn RunObserver,
+    platform: Option<&PlatformRun>,
+) -> Result<RunRecords> {
+    match group_by {
+        GroupBy::Round => {
+            if let Some(platform) = platform {
+                platform.begin_rounds().await;
+            }
+            exec::run_rounds(participants, plan, observer).await
+        }
+        GroupBy::Participant => {
+            let mut records = Vec::with_capacity(participants.len());
+            for participant in participants {
+                if let Some(platform) = platform {
+                    if !platform.begin(&participant.name).await? {
+                        records.push((participant.name.clone(), Vec::new()));
+                        continue;
+                    }
+                }
+                let done = exec::run_participant(participant, plan, observer).await?;
+                records.push((participant.name.clone(), done));
+            }
+            Ok(records)
+        }
+    }
+}
+
+/// `run.json`: the upstream run config, then this run's identity, component and host.
+fn run_json(
+    config: &BenchmarkConfig,
+    resolved: &ResolvedRun,
+    participants: &[String],
+    run_id: &str,
+    started_at: SystemTime,
+    task: &TaskComponent,
+) -> Value {
+    let mut run = plan::run_config_json(config, resolved, participants);
+    if let Some(display) = &config.display {
+        run["display"] = display.clone();
+    }
+    run["runId"] = Value::String(run_id.to_owned());
+    run["startedAt"] = Value::String(js::iso_timestamp(started_at));
+    run["component"] = json!({
+        "path": task.path.display().to_string(),
+        "sha256": task.sha256,
+        "sizeBytes": task.size_bytes,
+    });
+    run["host"] = json!({
+        "benchVersion": env!("CARGO_PKG_VERSION"),
+        "wasmtimeVersion": engine::wasmtime_version(),
+        "os": std::env::consts::OS,
+        "arch": std::env::consts::ARCH,
+    });
+    run["origin"] = origin::collect_here();
+    run
+}
+
+/// A sortable run id: UTC start time plus a few hex digits against collisions.
+fn run_id(started_at: SystemTime) -> String {
+    let time = chrono::DateTime::<chrono::Utc>::from(started_at);
+    let nanos = started_at
+        .duration_since(SystemTime::UNIX_EPOCH)
+        .map(|d| d.subsec_nanos())
+        .unwrap_or_default();
+    let salt = (nanos ^ std::process::id().rotate_left(16)) & 0xffff;
+    format!("{}-{salt:04x}", time.format("%Y%m%dT%H%M%SZ"))
+}

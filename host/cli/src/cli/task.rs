@@ -1,0 +1,63 @@
+//! What `bench run`, `bench check` and `bench inspect` share: the task loaded, its config
+//! validated, the flags parsed, the plan resolved and the sandbox grants decided.
+
+use crate::flags::{self, RunFlags};
+use crate::project;
+use anyhow::Result;
+use bench_runtime::component::TaskComponent;
+use bench_runtime::config::{self, BenchmarkConfig, Participant};
+use bench_runtime::engine::{EngineSettings, TaskEngine};
+use bench_runtime::plan::{self, ResolvedRun, Skipped};
+use bench_runtime::report::gate;
+use bench_runtime::sandbox::grants::RunGrants;
+use std::path::Path;
+use std::sync::Arc;
+
+/// Everything decided before the first task runs.
+pub struct Prepared {
+    /// Kept alive for the whole run: its ticker drives the epoch deadlines.
+    pub engine: TaskEngine,
+    /// The loaded task.
+    pub task: Arc<TaskComponent>,
+    /// Its validated config.
+    pub config: BenchmarkConfig,
+    /// The run flags.
+    pub flags: RunFlags,
+    /// Knobs after shapes, overrides and merging.
+    pub resolved: ResolvedRun,
+    /// Participants that will run.
+    pub available: Vec<Participant>,
+    /// Participants skipped for missing env vars.
+    pub skipped: Vec<Skipped>,
+    /// Sandbox grants.
+    pub grants: RunGrants,
+}
+
+/// Loads the task and decides everything a run needs before its first task.
+pub async fn prepare(task_path: &Path, argv: &[String]) -> Result<Prepared> {
+    let wasm = project::resolve_task(task_path)?;
+    let engine = TaskEngine::new(&EngineSettings::default())?;
+    let task = Arc::new(TaskComponent::load(&engine, &wasm)?);
+    let config_json = task.config_json().await?;
+    let config = config::parse_config(&config_json)?;
+    let no_ingest_env = std::env::var("BENCHSDK_NO_INGEST").ok();
+    let flags = flags::parse_run_flags(argv, &config.custom_cli_flags, no_ingest_env.as_deref())?;
+    let resolved = plan::resolve(&config, &flags.plan)?;
+    gate::ensure_scored(config.scoring.is_some(), flags.fail_under)?;
+    let grants = RunGrants::resolve(&config, &flags.sandbox)?;
+    for warning in &resolved.warnings {
+        eprintln!("{warning}");
+    }
+    let selected = plan::select_participants(&config.participants, resolved.providers.as_deref())?;
+    let (available, skipped) = plan::filter_by_env(selected, |name| std::env::var(name).ok());
+    Ok(Prepared {
+        engine,
+        task,
+        config,
+        flags,
+        resolved,
+        available,
+        skipped,
+        grants,
+    })
+}

@@ -1,0 +1,779 @@
+//! `bench run` flags: upstream's `parseCliArgs` (spec §5.2) plus bench's own run flags.
+//!
+//! Every known flag is one row of `FLAGS`: its name, whether it takes a value, and how the
+//! value is checked and stored.
+
+use bench_runtime::config::{is_lowercase_slug, GroupBy};
+use bench_runtime::js;
+use bench_runtime::plan::Overrides;
+use bench_runtime::report::export::ExportPaths;
+use bench_runtime::sandbox::grants::SandboxOverrides;
+
+/// Usage text of `bench run`.
+pub const RUN_USAGE: &str = "Usage:
+  bench run <task.wasm | task-dir> [--shape name] [--provider a,b] [--run-key key]
+      [--benchmark slug] [--name \"My benchmark\"]
+      [--iterations N] [--concurrency N] [--stagger-delay-ms N] [--group-by participant|round]
+      [--no-ingest | --dry-run] [--out DIR] [--fresh-instance]
+      [--allow-host URL] [--allow-dir HOST[:GUEST][:rw]] [--max-memory SIZE] [--task-timeout DURATION]
+      [--export-json FILE] [--export-csv FILE] [--export-markdown FILE] [--export-junit FILE]
+      [--fail-under SCORE] [--require-upload]";
+
+/// The flags of one `bench run` invocation; `None` when not given.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct RunFlags {
+    /// Upstream's identity and knob overrides (`--shape`, `--benchmark`, `--iterations`…).
+    pub plan: Overrides,
+    /// `--run-key`: join a shared, participant-sized run.
+    pub run_key: Option<String>,
+    /// `--no-ingest`/`--dry-run`, or `BENCHSDK_NO_INGEST`.
+    pub no_ingest: bool,
+    /// Declared custom flags as given, in order, with their value (`""` when none).
+    pub custom: Vec<(String, String)>,
+    /// `--out DIR`: where bench writes local results.
+    pub out: Option<String>,
+    /// `--fresh-instance`: a new task instance for every task instead of one per
+    /// participant slot.
+    pub fresh_instance: bool,
+    /// `--require-upload`: fail the run (exit 1) when the platform did not acknowledge
+    /// everything.
+    pub require_upload: bool,
+    /// `--export-json`, `--export-csv`, `--export-markdown`, `--export-junit` files.
+    pub exports: ExportPaths,
+    /// `--fail-under SCORE`: exit 99 when a participant's overall composite score is below.
+    pub fail_under: Option<f64>,
+    /// Sandbox grants and limits (`--allow-host`, `--allow-dir`, `--max-memory`,
+    /// `--task-timeout`).
+    pub sandbox: SandboxOverrides,
+}
+
+/// Why the flags were rejected; `Display` is upstream's exact message.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum FlagError {
+    /// A known flag got an unusable value (reported at once, in argument order).
+    #[error("{0}")]
+    InvalidValue(String),
+    /// Flags that are neither known nor declared in `customCliFlags`.
+    #[error("Unknown flag(s): {}", .0.join(", "))]
+    Unknown(Vec<String>),
+}
+
+/// Stores a checked value: `(flags, flag name as given, raw value)`.
+type Apply = fn(&mut RunFlags, &str, &str) -> Result<(), FlagError>;
+
+/// One known flag.
+struct FlagSpec {
+    name: &'static str,
+    /// Whether the flag reads a value (`--f=v` or the next token); switches ignore `=v`.
+    takes_value: bool,
+    apply: Apply,
+}
+
+const fn valued(name: &'static str, apply: Apply) -> FlagSpec {
+    FlagSpec {
+        name,
+        takes_value: true,
+        apply,
+    }
+}
+
+const fn switch(name: &'static str, apply: Apply) -> FlagSpec {
+    FlagSpec {
+        name,
+        takes_value: false,
+        apply,
+    }
+}
+
+const FLAGS: &[FlagSpec] = &[
+    valued("--benchmark", |f, flag, v| {
+        f.plan.benchmark = Some(slug(flag, v)?);
+        Ok(())
+    }),
+    valued("--slug", |f, flag, v| {
+        f.plan.benchmark = Some(slug(flag, v)?);
+        Ok(())
+    }),
+    valued("--name", |f, flag, v| {
+        f.plan.name = Some(text(flag, v)?);
+        Ok(())
+    }),
+    valued("--shape", |f, flag, v| {
+        f.plan.shape = Some(text(flag, v)?);
+        Ok(())
+    }),
+    valued("--run-key", |f, flag, v| {
+        f.run_key = Some(text(flag, v)?);
+        Ok(())
+    }),
+    valued("--iterations", |f, flag, v| {
+        f.plan.iterations = Some(count(flag, v)?);
+        Ok(())
+    }),
+    valued("--concurrency", |f, flag, v| {
+        f.plan.concurrency = Some(count(flag, v)?);
+        Ok(())
+    }),
+    valued("--stagger-delay-ms", |f, flag, v| {
+        f.plan.stagger_delay_ms = Some(delay(flag, v)?);
+        Ok(())
+    }),
+    valued("--group-by", |f, flag, v| {
+        f.plan.group_by = Some(group_by(flag, v)?);
+        Ok(())
+    }),
+    valued("--provider", |f, _, v| {
+        let names = v.split(',').map(js::trim).filter(|n| !n.is_empty());
+        f.plan
+            .providers
+            .get_or_insert_with(Vec::new)
+            .extend(names.map(String::from));
+        Ok(())
+    }),
+    switch("--no-ingest", |f, _, _| {
+        f.no_ingest = true;
+        Ok(())
+    }),
+    switch("--dry-run", |f, _, _| {
+        f.no_ingest = true;
+        Ok(())
+    }),
+    valued("--out", |f, flag, v| {
+        f.out = Some(text(flag, v)?);
+        Ok(())
+    }),
+    switch("--fresh-instance", |f, _, _| {
+        f.fresh_instance = true;
+        Ok(())
+    }),
+    switch("--require-upload", |f, _, _| {
+        f.require_upload = true;
+        Ok(())
+    }),
+    valued("--export-json", |f, flag, v| {
+        f.exports.json = Some(text(flag, v)?.into());
+        Ok(())
+    }),
+    valued("--export-csv", |f, flag, v| {
+        f.exports.csv = Some(text(flag, v)?.into());
+        Ok(())
+    }),
+    valued("--export-markdown", |f, flag, v| {
+        f.exports.markdown = Some(text(flag, v)?.into());
+        Ok(())
+    }),
+    valued("--export-junit", |f, flag, v| {
+        f.exports.junit = Some(text(flag, v)?.into());
+        Ok(())
+    }),
+    valued("--fail-under", |f, _, v| {
+        f.fail_under = Some(fail_under(v)?);
+        Ok(())
+    }),
+    valued("--allow-host", |f, flag, v| {
+        f.sandbox.allow_hosts.push(text(flag, v)?);
+        Ok(())
+    }),
+    valued("--allow-dir", |f, flag, v| {
+        f.sandbox.allow_dirs.push(text(flag, v)?);
+        Ok(())
+    }),
+    valued("--max-memory", |f, flag, v| {
+        f.sandbox.max_memory_bytes = Some(byte_size(flag, v)?);
+        Ok(())
+    }),
+    valued("--task-timeout", |f, flag, v| {
+        f.sandbox.task_timeout_ms = Some(duration_ms(flag, v)?);
+        Ok(())
+    }),
+];
+
+/// Parses the flags after `bench run <task>`. `custom_flags` is the config's
+/// `customCliFlags`; `no_ingest_env` is the value of `BENCHSDK_NO_INGEST`, if set.
+pub fn parse_run_flags(
+    argv: &[String],
+    custom_flags: &[String],
+    no_ingest_env: Option<&str>,
+) -> Result<RunFlags, FlagError> {
+    let mut flags = RunFlags::default();
+    let mut unknown = Vec::new();
+    let mut next = 0;
+    while let Some(token) = argv.get(next) {
+        next += 1;
+        let (name, inline_value) = match token.split_once('=') {
+            Some((name, value)) => (name, Some(value)),
+            None => (token.as_str(), None),
+        };
+        if let Some(spec) = FLAGS.iter().find(|spec| spec.name == name) {
+            let value = match inline_value {
+                _ if !spec.takes_value => "",
+                Some(value) => value,
+                // The next token is the value even when it looks like a flag.
+                None => take_next(argv, &mut next, |_| true),
+            };
+            (spec.apply)(&mut flags, name, value)?;
+            continue;
+        }
+        let value = match inline_value {
+            Some(value) => value,
+            None => take_next(argv, &mut next, |value| !value.starts_with('-')),
+        };
+        if custom_flags.iter().any(|custom| custom == name) {
+            flags.custom.push((name.to_owned(), value.to_owned()));
+        } else {
+            unknown.push(name.to_owned());
+        }
+    }
+    if !unknown.is_empty() {
+        return Err(FlagError::Unknown(unknown));
+    }
+    if no_ingest_env.is_some_and(|v| v == "1" || v.eq_ignore_ascii_case("true")) {
+        flags.no_ingest = true;
+    }
+    Ok(flags)
+}
+
+/// Consumes `argv[*next]` as a value when it exists and `accept`s it; `""` otherwise.
+fn take_next<'a>(argv: &'a [String], next: &mut usize, accept: fn(&str) -> bool) -> &'a str {
+    match argv.get(*next).filter(|value| accept(value)) {
+        Some(value) => {
+            *next += 1;
+            value
+        }
+        None => "",
+    }
+}
+
+fn invalid(message: String) -> FlagError {
+    FlagError::InvalidValue(message)
+}
+
+/// A lowercase benchmark slug.
+fn slug(flag: &str, value: &str) -> Result<String, FlagError> {
+    if !is_lowercase_slug(value) {
+        return Err(invalid(format!(
+            "{flag} expects a lowercase benchmark slug (got \"{value}\")"
+        )));
+    }
+    Ok(value.to_owned())
+}
+
+/// Any non-blank text, kept as given.
+fn text(flag: &str, value: &str) -> Result<String, FlagError> {
+    if js::trim(value).is_empty() {
+        return Err(invalid(format!("{flag} expects a value")));
+    }
+    Ok(value.to_owned())
+}
+
+/// An integer `>= 1` in JavaScript `Number()` syntax that fits a `u32`.
+fn count(flag: &str, value: &str) -> Result<u32, FlagError> {
+    text(flag, value)?;
+    let x = js::number_from_text(value);
+    if x.fract() != 0.0 || x < 1.0 {
+        return Err(invalid(format!(
+            "{flag} expects an integer >= 1 (got \"{value}\")"
+        )));
+    }
+    if x > f64::from(u32::MAX) {
+        return Err(invalid(format!(
+            "{flag} expects an integer between 1 and {} (got \"{value}\")",
+            u32::MAX
+        )));
+    }
+    Ok(x as u32)
+}
+
+/// A finite number `>= 0` in JavaScript `Number()` syntax.
+fn delay(flag: &str, value: &str) -> Result<f64, FlagError> {
+    text(flag, value)?;
+    let x = js::number_from_text(value);
+    if !x.is_finite() || x < 0.0 {
+        return Err(invalid(format!(
+            "{flag} expects a number >= 0 (got \"{value}\")"
+        )));
+    }
+    // `-0` prints as `0` in JavaScript; store it that way.
+    Ok(x + 0.0)
+}
+
+/// The `--fail-under` bar: a finite number in JavaScript `Number()` syntax.
+pub fn fail_under(value: &str) -> Result<f64, FlagError> {
+    text("--fail-under", value)?;
+    let x = js::number_from_text(value);
+    if !x.is_finite() {
+        return Err(invalid(format!(
+            "--fail-under expects a number (got \"{value}\")"
+        )));
+    }
+    Ok(x + 0.0)
+}
+
+/// A byte size: a whole number with an optional unit (`512MiB`, `256M`, `1G`, `65536`).
+fn byte_size(flag: &str, value: &str) -> Result<u64, FlagError> {
+    let text = js::trim(value);
+    let digits = text.trim_end_matches(|c: char| c.is_ascii_alphabetic());
+    let unit = &text[digits.len()..];
+    let scale: u64 = match unit.to_ascii_lowercase().as_str() {
+        "" | "b" => 1,
+        "k" | "kb" | "kib" => 1 << 10,
+        "m" | "mb" | "mib" => 1 << 20,
+        "g" | "gb" | "gib" => 1 << 30,
+        _ => 0,
+    };
+    digits
+        .parse::<u64>()
+        .ok()
+        .and_then(|n| n.checked_mul(scale))
+        .filter(|bytes| *bytes > 0)
+        .ok_or_else(|| {
+            invalid(format!(
+                "{flag} expects a size like 512MiB (got \"{value}\")"
+            ))
+        })
+}
+
+/// A duration in milliseconds: a whole number of ms, or with a unit (`500ms`, `30s`, `2m`).
+fn duration_ms(flag: &str, value: &str) -> Result<u64, FlagError> {
+    let text = js::trim(value);
+    let digits = text.trim_end_matches(|c: char| c.is_ascii_alphabetic());
+    let scale: u64 = match &text[digits.len()..] {
+        "" | "ms" => 1,
+        "s" => 1000,
+        "m" => 60_000,
+        _ => 0,
+    };
+    digits
+        .parse::<u64>()
+        .ok()
+        .and_then(|n| n.checked_mul(scale))
+        .filter(|ms| *ms > 0)
+        .ok_or_else(|| {
+            invalid(format!(
+                "{flag} expects a duration like 30s or 500ms (got \"{value}\")"
+            ))
+        })
+}
+
+fn group_by(flag: &str, value: &str) -> Result<GroupBy, FlagError> {
+    GroupBy::parse(value).ok_or_else(|| {
+        invalid(format!(
+            "{flag} expects 'participant' or 'round' (got \"{value}\")"
+        ))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(text: &[&str]) -> Vec<String> {
+        text.iter().map(|s| s.to_string()).collect()
+    }
+
+    fn parse(argv: &[&str]) -> Result<RunFlags, FlagError> {
+        parse_run_flags(&args(argv), &[], None)
+    }
+
+    fn error(argv: &[&str]) -> String {
+        parse(argv).unwrap_err().to_string()
+    }
+
+    #[test]
+    fn pa1_pa2_knobs() {
+        let flags = parse(&[
+            "--iterations",
+            "10",
+            "--concurrency",
+            "4",
+            "--stagger-delay-ms",
+            "250",
+        ])
+        .unwrap();
+        assert_eq!(
+            flags,
+            RunFlags {
+                plan: Overrides {
+                    iterations: Some(10),
+                    concurrency: Some(4),
+                    stagger_delay_ms: Some(250.0),
+                    ..Overrides::default()
+                },
+                ..RunFlags::default()
+            }
+        );
+        let flags = parse(&["--iterations=7", "--concurrency=2"]).unwrap();
+        assert_eq!(
+            flags,
+            RunFlags {
+                plan: Overrides {
+                    iterations: Some(7),
+                    concurrency: Some(2),
+                    ..Overrides::default()
+                },
+                ..RunFlags::default()
+            }
+        );
+    }
+
+    #[test]
+    fn pa3_pa28_pa29_providers_append() {
+        let flags = parse(&["--provider", "e2b,modal", "--provider", "daytona"]).unwrap();
+        assert_eq!(
+            flags.plan.providers,
+            Some(args(&["e2b", "modal", "daytona"]))
+        );
+        let flags = parse(&["--provider", " a , ,b "]).unwrap();
+        assert_eq!(flags.plan.providers, Some(args(&["a", "b"])));
+        assert_eq!(
+            parse(&["--provider="]).unwrap().plan.providers,
+            Some(vec![])
+        );
+        assert_eq!(parse(&["--provider"]).unwrap().plan.providers, Some(vec![]));
+        assert_eq!(parse(&[]).unwrap().plan.providers, None);
+    }
+
+    #[test]
+    fn pa4_group_by() {
+        assert_eq!(
+            parse(&["--group-by", "round"]).unwrap().plan.group_by,
+            Some(GroupBy::Round)
+        );
+        assert_eq!(
+            parse(&["--group-by=participant"]).unwrap().plan.group_by,
+            Some(GroupBy::Participant)
+        );
+    }
+
+    #[test]
+    fn pa5_benchmark_slug() {
+        for argv in [
+            &["--benchmark", "sandbox-burst-local"][..],
+            &["--slug", "sandbox-burst-local"],
+        ] {
+            assert_eq!(
+                parse(argv).unwrap().plan.benchmark.as_deref(),
+                Some("sandbox-burst-local")
+            );
+        }
+        assert_eq!(
+            parse(&["--benchmark=sandbox-tti-local"])
+                .unwrap()
+                .plan
+                .benchmark
+                .as_deref(),
+            Some("sandbox-tti-local")
+        );
+    }
+
+    #[test]
+    fn pa6_pa7_text_flags() {
+        assert_eq!(
+            parse(&["--name", "Sandbox burst TTI"])
+                .unwrap()
+                .plan
+                .name
+                .as_deref(),
+            Some("Sandbox burst TTI")
+        );
+        assert_eq!(error(&["--name", " "]), "--name expects a value");
+        assert_eq!(
+            parse(&["--shape", "burst"]).unwrap().plan.shape.as_deref(),
+            Some("burst")
+        );
+        assert_eq!(
+            parse(&["--run-key=ci-123"]).unwrap().run_key.as_deref(),
+            Some("ci-123")
+        );
+        assert_eq!(error(&["--shape", ""]), "--shape expects a value");
+        assert_eq!(error(&["--run-key", ""]), "--run-key expects a value");
+    }
+
+    #[test]
+    fn pa8_to_pa10_bad_values() {
+        assert_eq!(
+            error(&["--benchmark", "Sandbox TTI"]),
+            r#"--benchmark expects a lowercase benchmark slug (got "Sandbox TTI")"#
+        );
+        assert_eq!(
+            error(&["--slug", ""]),
+            r#"--slug expects a lowercase benchmark slug (got "")"#
+        );
+        assert_eq!(
+            error(&["--group-by", "nope"]),
+            r#"--group-by expects 'participant' or 'round' (got "nope")"#
+        );
+    }
+
+    #[test]
+    fn pa11_pa13_pa26_unknown_flags() {
+        assert_eq!(
+            error(&["--unknown", "x", "--iterations", "3"]),
+            "Unknown flag(s): --unknown"
+        );
+        assert_eq!(
+            error(&["--file-size", "10MB"]),
+            "Unknown flag(s): --file-size"
+        );
+        assert_eq!(
+            error(&["--a", "1", "--b=2", "--c"]),
+            "Unknown flag(s): --a, --b, --c"
+        );
+        assert_eq!(
+            parse(&["--a", "1", "positional"]).unwrap_err(),
+            FlagError::Unknown(args(&["--a", "positional"]))
+        );
+    }
+
+    #[test]
+    fn invalid_values_fail_before_unknown_flags() {
+        assert_eq!(
+            error(&["--unknown", "--iterations", "0"]),
+            r#"--iterations expects an integer >= 1 (got "0")"#
+        );
+    }
+
+    #[test]
+    fn pa12_custom_flags_pass_through() {
+        let custom = args(&["--file-size"]);
+        for argv in [
+            &["--file-size", "10MB", "--iterations", "3"][..],
+            &["--file-size=10MB", "--iterations", "3"],
+        ] {
+            let flags = parse_run_flags(&args(argv), &custom, None).unwrap();
+            assert_eq!(flags.plan.iterations, Some(3));
+            assert_eq!(
+                flags.custom,
+                [("--file-size".to_string(), "10MB".to_string())]
+            );
+        }
+        let flags = parse_run_flags(&args(&["--file-size"]), &custom, None).unwrap();
+        assert_eq!(flags.custom, [("--file-size".to_string(), String::new())]);
+    }
+
+    #[test]
+    fn values_starting_with_a_dash_are_not_skipped_for_custom_flags() {
+        let custom = args(&["--offset"]);
+        let result = parse_run_flags(&args(&["--offset", "-5"]), &custom, None);
+        assert_eq!(result, Err(FlagError::Unknown(args(&["-5"]))));
+    }
+
+    #[test]
+    fn known_flags_take_the_next_token_even_if_it_is_a_flag() {
+        let flags = parse(&["--name", "--no-ingest"]).unwrap();
+        assert_eq!(flags.plan.name.as_deref(), Some("--no-ingest"));
+        assert!(!flags.no_ingest);
+    }
+
+    #[test]
+    fn pa14_pa15_pa16_pa24_number_errors() {
+        let cases: [(&[&str], &str); 8] = [
+            (
+                &["--iterations", "abc"],
+                r#"--iterations expects an integer >= 1 (got "abc")"#,
+            ),
+            (&["--iterations", ""], "--iterations expects a value"),
+            (
+                &["--iterations", "-3"],
+                r#"--iterations expects an integer >= 1 (got "-3")"#,
+            ),
+            (
+                &["--iterations", "1.5"],
+                r#"--iterations expects an integer >= 1 (got "1.5")"#,
+            ),
+            (
+                &["--concurrency", "0"],
+                r#"--concurrency expects an integer >= 1 (got "0")"#,
+            ),
+            (
+                &["--stagger-delay-ms", "-1"],
+                r#"--stagger-delay-ms expects a number >= 0 (got "-1")"#,
+            ),
+            (&["--iterations"], "--iterations expects a value"),
+            (
+                &["--stagger-delay-ms="],
+                "--stagger-delay-ms expects a value",
+            ),
+        ];
+        for (argv, expected) in cases {
+            assert_eq!(error(argv), expected, "{argv:?}");
+        }
+        assert_eq!(
+            error(&["--iterations", "1e10"]),
+            r#"--iterations expects an integer between 1 and 4294967295 (got "1e10")"#
+        );
+        assert_eq!(
+            error(&["--stagger-delay-ms", "Infinity"]),
+            r#"--stagger-delay-ms expects a number >= 0 (got "Infinity")"#
+        );
+    }
+
+    #[test]
+    fn integers_use_javascript_number_syntax() {
+        for (raw, expected) in [
+            ("0x10", 16),
+            ("1e2", 100),
+            (" 5 ", 5),
+            ("1.0", 1),
+            ("+7", 7),
+            ("0b11", 3),
+            ("0o17", 15),
+            ("5.", 5),
+        ] {
+            assert_eq!(
+                parse(&["--iterations", raw]).unwrap().plan.iterations,
+                Some(expected),
+                "{raw}"
+            );
+        }
+        for raw in ["1_000", "-0x10", "0x", "Infinity", "1e", "five", "."] {
+            assert!(parse(&["--iterations", raw]).is_err(), "{raw}");
+        }
+    }
+
+    #[test]
+    fn pa22_fractional_stagger() {
+        assert_eq!(
+            parse(&["--stagger-delay-ms", "2.5"])
+                .unwrap()
+                .plan
+                .stagger_delay_ms,
+            Some(2.5)
+        );
+        assert_eq!(
+            parse(&["--stagger-delay-ms", ".5"])
+                .unwrap()
+                .plan
+                .stagger_delay_ms,
+            Some(0.5)
+        );
+        let zero = parse(&["--stagger-delay-ms", "-0"])
+            .unwrap()
+            .plan
+            .stagger_delay_ms
+            .unwrap();
+        assert!(zero == 0.0 && zero.is_sign_positive());
+    }
+
+    #[test]
+    fn pa17_pa18_switches() {
+        assert_eq!(parse(&[]).unwrap(), RunFlags::default());
+        assert!(parse(&["--no-ingest"]).unwrap().no_ingest);
+        assert!(parse(&["--dry-run"]).unwrap().no_ingest);
+        // A switch ignores `=value` and never takes the next token.
+        let flags = parse(&["--dry-run=false", "--iterations", "2"]).unwrap();
+        assert!(flags.no_ingest);
+        assert_eq!(flags.plan.iterations, Some(2));
+    }
+
+    #[test]
+    fn pa19_pa31_no_ingest_from_the_environment() {
+        let env =
+            |value: &str, argv: &[&str]| parse_run_flags(&args(argv), &[], Some(value)).unwrap();
+        assert!(env("1", &[]).no_ingest);
+        let flags = env("1", &["--iterations", "5"]);
+        assert!(flags.no_ingest);
+        assert_eq!(flags.plan.iterations, Some(5));
+        assert!(env("TRUE", &[]).no_ingest);
+        assert!(env("True", &[]).no_ingest);
+        assert_eq!(env("yes", &[]), RunFlags::default());
+        assert_eq!(env("0", &[]), RunFlags::default());
+    }
+
+    #[test]
+    fn bench_flags() {
+        let flags = parse(&["--out", "results", "--fresh-instance", "--require-upload"]).unwrap();
+        assert_eq!(flags.out.as_deref(), Some("results"));
+        assert!(flags.fresh_instance);
+        assert!(flags.require_upload);
+        assert_eq!(error(&["--out", " "]), "--out expects a value");
+        assert_eq!(error(&["--out"]), "--out expects a value");
+    }
+
+    #[test]
+    fn sandbox_flags() {
+        let flags = parse(&[
+            "--allow-host",
+            "http://127.0.0.1:*",
+            "--allow-host=https://api.example.com",
+            "--allow-dir",
+            "/data:/data:rw",
+            "--max-memory",
+            "64MiB",
+            "--task-timeout",
+            "2s",
+        ])
+        .unwrap();
+        assert_eq!(
+            flags.sandbox.allow_hosts,
+            ["http://127.0.0.1:*", "https://api.example.com"]
+        );
+        assert_eq!(flags.sandbox.allow_dirs, ["/data:/data:rw"]);
+        assert_eq!(flags.sandbox.max_memory_bytes, Some(64 << 20));
+        assert_eq!(flags.sandbox.task_timeout_ms, Some(2000));
+        assert_eq!(
+            parse(&["--task-timeout", "250"])
+                .unwrap()
+                .sandbox
+                .task_timeout_ms,
+            Some(250)
+        );
+        assert_eq!(
+            error(&["--max-memory", "lots"]),
+            r#"--max-memory expects a size like 512MiB (got "lots")"#
+        );
+        assert_eq!(
+            error(&["--task-timeout", "0"]),
+            r#"--task-timeout expects a duration like 30s or 500ms (got "0")"#
+        );
+    }
+
+    #[test]
+    fn export_and_gate_flags() {
+        let flags = parse(&[
+            "--export-json",
+            "s.json",
+            "--export-csv=s.csv",
+            "--export-markdown",
+            "s.md",
+            "--export-junit",
+            "s.xml",
+            "--fail-under",
+            "62.5",
+        ])
+        .unwrap();
+        assert_eq!(
+            flags.exports,
+            ExportPaths {
+                json: Some("s.json".into()),
+                csv: Some("s.csv".into()),
+                markdown: Some("s.md".into()),
+                junit: Some("s.xml".into()),
+            }
+        );
+        assert_eq!(flags.fail_under, Some(62.5));
+        assert_eq!(
+            parse(&["--fail-under", "0x10"]).unwrap().fail_under,
+            Some(16.0)
+        );
+        assert_eq!(error(&["--export-csv"]), "--export-csv expects a value");
+        assert_eq!(
+            error(&["--fail-under", " "]),
+            "--fail-under expects a value"
+        );
+        assert_eq!(
+            error(&["--fail-under", "high"]),
+            r#"--fail-under expects a number (got "high")"#
+        );
+        assert_eq!(
+            error(&["--fail-under", "Infinity"]),
+            r#"--fail-under expects a number (got "Infinity")"#
+        );
+    }
+
+    #[test]
+    fn usage_starts_with_usage() {
+        assert!(RUN_USAGE.starts_with("Usage:\n  bench run <task.wasm | task-dir>"));
+        assert!(RUN_USAGE.contains("[--out DIR] [--fresh-instance]"));
+    }
+}

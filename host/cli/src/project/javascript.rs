@@ -1,0 +1,214 @@
+//! JavaScript and TypeScript task projects: a package whose `main` is the task module
+//! (exports `config` and `task`, as a `*.bench.ts` does). esbuild bundles it with the
+//! `@bench/task` SDK (TypeScript is transpiled on the way) and componentize-js turns the
+//! bundle into a component.
+
+use super::fingerprint::Fingerprint;
+use super::{build_if_changed, tool, wit};
+use anyhow::{bail, Context as _, Result};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// The componentize-js version task projects use (`componentize-js --aot` is never used: it
+/// downloads a binary at build time).
+pub const COMPONENTIZE_JS_VERSION: &str = "0.23.0";
+/// The preview2-shim version task projects list: componentize-js 0.23 imports it when it runs
+/// but does not declare it as a dependency, so `npm ci` would leave it out.
+pub const PREVIEW2_SHIM_VERSION: &str = "0.25.0";
+/// The esbuild version task projects use.
+pub const ESBUILD_VERSION: &str = "0.25.12";
+/// The SDK package's name.
+pub const SDK_PACKAGE: &str = "@bench/task";
+
+const COMPONENTIZE_JS: &str = "componentize-js";
+const ESBUILD: &str = "esbuild";
+
+/// Builds a JavaScript/TypeScript task project (installing its npm dependencies first when
+/// they are missing) and returns the component's path.
+pub fn build(dir: &Path) -> Result<PathBuf> {
+    let dir =
+        &std::fs::canonicalize(dir).with_context(|| format!("cannot read {}", dir.display()))?;
+    let entry = entry_module(dir)?;
+    if !toolchain_installed(dir) {
+        install_dependencies(dir)?;
+    }
+    let sdk = tool::node_package(dir, SDK_PACKAGE).with_context(|| {
+        format!(
+            "{SDK_PACKAGE} is not installed: add it to the devDependencies of {}/package.json",
+            dir.display()
+        )
+    })?;
+    let componentize = tool::node_bin(dir, COMPONENTIZE_JS)
+        .with_context(|| format!("{COMPONENTIZE_JS} is not installed in {}", dir.display()))?;
+    let esbuild = tool::node_bin(dir, ESBUILD)
+        .with_context(|| format!("{ESBUILD} is not installed in {}", dir.display()))?;
+
+    let tool_versions = [
+        tool::node_package(dir, "@bytecodealliance/componentize-js"),
+        tool::node_package(dir, ESBUILD),
+    ]
+    .map(|package| {
+        package
+            .and_then(|package| std::fs::read_to_string(package.join("package.json")).ok())
+            .unwrap_or_default()
+    });
+    let mut inputs: Vec<&str> = wit::contents().collect();
+    inputs.extend(tool_versions.iter().map(String::as_str));
+    let fingerprint = Fingerprint::of(&[dir, &sdk], inputs)?;
+    build_if_changed(dir, &fingerprint, |staging| {
+        build_in(dir, &entry, staging, &esbuild, &componentize)
+    })
+}
+
+fn build_in(
+    dir: &Path,
+    entry: &Path,
+    staging: &Path,
+    esbuild: &Path,
+    componentize: &Path,
+) -> Result<PathBuf> {
+    let wit_dir = staging.join("wit");
+    wit::write(&wit_dir)?;
+    let shim = staging.join("entry.js");
+    std::fs::write(&shim, entry_shim(entry))?;
+    let bundle = staging.join("bundle.js");
+    let mut bundler = Command::new(esbuild);
+    bundler.arg(&shim).args([
+        "--bundle",
+        "--format=esm",
+        "--platform=browser",
+        "--target=es2022",
+        "--external:bench:*",
+        "--external:wasi:*",
+        "--log-level=warning",
+    ]);
+    bundler.arg(format!("--outfile={}", bundle.display()));
+    tool::run(
+        bundler,
+        dir,
+        "bundling the task with esbuild",
+        "npm install",
+    )?;
+    let component = staging.join("task.wasm");
+    let mut componentizer = Command::new(componentize);
+    componentizer
+        .arg(&bundle)
+        .arg("--wit")
+        .arg(&wit_dir)
+        .args(["--world-name", wit::JS_WORLD, "-o"])
+        .arg(&component);
+    tool::run(componentizer, dir, "componentize-js", "npm install")?;
+    Ok(component)
+}
+
+/// The module esbuild starts from: it imports the task module and exports the world's
+/// `config` and `run` made by the SDK.
+fn entry_shim(entry: &Path) -> String {
+    let entry = serde_json::to_string(&entry.to_string_lossy()).expect("a string serializes");
+    format!(
+        "import * as task from {entry};\n\
+         import {{ exportTask }} from \"{SDK_PACKAGE}/component\";\n\
+         const exported = exportTask(task);\n\
+         export function config() {{ return exported.config(); }}\n\
+         export async function run(input) {{ return exported.run(input); }}\n"
+    )
+}
+
+/// The task module: `main` of package.json.
+fn entry_module(dir: &Path) -> Result<PathBuf> {
+    let manifest = dir.join("package.json");
+    let text = std::fs::read_to_string(&manifest)
+        .with_context(|| format!("cannot read {}", manifest.display()))?;
+    let package: serde_json::Value = serde_json::from_str(&text)
+        .with_context(|| format!("{} is not valid JSON", manifest.display()))?;
+    let Some(main) = package["main"].as_str() else {
+        bail!(
+            "{} has no \"main\": set it to the task module (e.g. \"task.bench.ts\")",
+            manifest.display()
+        );
+    };
+    let entry = dir.join(main);
+    if !entry.is_file() {
+        bail!(
+            "the task module {} (\"main\" of package.json) does not exist",
+            entry.display()
+        );
+    }
+    Ok(entry)
+}
+
+fn toolchain_installed(dir: &Path) -> bool {
+    tool::node_bin(dir, COMPONENTIZE_JS).is_some()
+        && tool::node_bin(dir, ESBUILD).is_some()
+        && tool::node_package(dir, SDK_PACKAGE).is_some()
+}
+
+/// `npm ci` when the project has a lockfile, else `npm install`.
+fn install_dependencies(dir: &Path) -> Result<()> {
+    let subcommand = if dir.join("package-lock.json").is_file() {
+        "ci"
+    } else {
+        "install"
+    };
+    eprintln!(
+        "Installing the task's npm dependencies (npm {subcommand}) in {}",
+        dir.display()
+    );
+    let mut npm = Command::new("npm");
+    npm.args([subcommand, "--no-audit", "--no-fund"]);
+    tool::run(
+        npm,
+        dir,
+        &format!("npm {subcommand}"),
+        "install Node.js and npm",
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_entry_shim_exports_config_and_run() {
+        let shim = entry_shim(Path::new("/p/task \"a\".bench.ts"));
+        assert!(shim.starts_with("import * as task from \"/p/task \\\"a\\\".bench.ts\";\n"));
+        assert!(shim.contains("from \"@bench/task/component\""));
+        assert!(shim.contains("export function config()"));
+        assert!(shim.contains("export async function run(input)"));
+    }
+
+    #[test]
+    fn the_examples_use_the_toolchain_versions_of_new_projects() {
+        for example in [
+            "js-hello",
+            "ts-hello",
+            "js-http",
+            "../tests/guests-js/errors",
+        ] {
+            let manifest = Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("../../examples")
+                .join(example)
+                .join("package.json");
+            let package: serde_json::Value =
+                serde_json::from_str(&std::fs::read_to_string(manifest).unwrap()).unwrap();
+            let dependencies = &package["devDependencies"];
+            assert_eq!(
+                dependencies["@bytecodealliance/componentize-js"], COMPONENTIZE_JS_VERSION,
+                "{example}"
+            );
+            assert_eq!(dependencies[ESBUILD], ESBUILD_VERSION, "{example}");
+            assert_eq!(
+                dependencies["@bytecodealliance/preview2-shim"], PREVIEW2_SHIM_VERSION,
+                "{example}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_package_without_main_is_explained() {
+        let dir = tempfile::TempDir::new().unwrap();
+        std::fs::write(dir.path().join("package.json"), "{}").unwrap();
+        let error = entry_module(dir.path()).unwrap_err().to_string();
+        assert!(error.contains("has no \"main\""), "{error}");
+    }
+}

@@ -1,0 +1,123 @@
+//! Building task projects into components (`bench build`, and `bench run <dir>`): detect the
+//! language, build with that language's toolchain, and skip the build when no source
+//! changed since the last one.
+
+mod fingerprint;
+mod javascript;
+mod python;
+mod rust;
+pub mod sdk;
+mod tool;
+mod wit;
+
+use anyhow::{bail, Result};
+use fingerprint::Fingerprint;
+use std::path::{Path, PathBuf};
+
+pub use javascript::{COMPONENTIZE_JS_VERSION, ESBUILD_VERSION, PREVIEW2_SHIM_VERSION};
+pub use python::COMPONENTIZE_PY_VERSION;
+
+/// The language of a task project.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Language {
+    /// A `cdylib` crate (`Cargo.toml`).
+    Rust,
+    /// A JavaScript or TypeScript package (`package.json`).
+    JavaScript,
+    /// A Python project (`pyproject.toml` or `app.py`).
+    Python,
+}
+
+impl Language {
+    /// Detects a project's language from its marker files.
+    pub fn detect(dir: &Path) -> Option<Self> {
+        if dir.join("Cargo.toml").is_file() {
+            Some(Self::Rust)
+        } else if dir.join("package.json").is_file() {
+            Some(Self::JavaScript)
+        } else if dir.join("pyproject.toml").is_file() || dir.join(python::APP_FILE).is_file() {
+            Some(Self::Python)
+        } else {
+            None
+        }
+    }
+}
+
+/// Resolves what `bench run`/`bench check` were given: a `.wasm` file as is, a project
+/// directory built first.
+pub fn resolve_task(path: &Path) -> Result<PathBuf> {
+    if path.is_dir() {
+        build(path)
+    } else if path.exists() {
+        Ok(path.to_owned())
+    } else {
+        bail!("{} does not exist", path.display())
+    }
+}
+
+/// Builds a task project and returns the component's path. Build output goes to stderr.
+pub fn build(dir: &Path) -> Result<PathBuf> {
+    match Language::detect(dir) {
+        Some(Language::Rust) => rust::build(dir),
+        Some(Language::JavaScript) => javascript::build(dir),
+        Some(Language::Python) => python::build(dir),
+        None => bail!(
+            "{} is not a task project: expected a Cargo.toml (Rust), a package.json \
+             (JavaScript/TypeScript) or a pyproject.toml or app.py (Python)",
+            dir.display()
+        ),
+    }
+}
+
+/// Where a JavaScript or Python build puts its component: `<project>/target/bench/task.wasm`.
+fn component_path(project: &Path) -> PathBuf {
+    project.join("target").join("bench").join("task.wasm")
+}
+
+/// Returns the project's component when it was built from these inputs; else runs `build`
+/// in a staging folder of this process (concurrent builds never see each other's files),
+/// moves the component it returns into place and records the fingerprint.
+fn build_if_changed(
+    project: &Path,
+    fingerprint: &Fingerprint,
+    build: impl FnOnce(&Path) -> Result<PathBuf>,
+) -> Result<PathBuf> {
+    let component = component_path(project);
+    if fingerprint.is_current(&component) {
+        return Ok(component);
+    }
+    let staging = component.with_file_name(format!("build-{}", std::process::id()));
+    std::fs::create_dir_all(&staging)?;
+    let result = build(&staging).and_then(|built| {
+        std::fs::rename(built, &component)?;
+        fingerprint.save(&component)?;
+        Ok(component)
+    });
+    let _ = std::fs::remove_dir_all(&staging);
+    result
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn detects_languages_by_marker_files() {
+        let dir = tempfile::TempDir::new().unwrap();
+        let root = dir.path();
+        assert_eq!(Language::detect(root), None);
+        std::fs::write(root.join("app.py"), "").unwrap();
+        assert_eq!(Language::detect(root), Some(Language::Python));
+        std::fs::write(root.join("package.json"), "{}").unwrap();
+        assert_eq!(Language::detect(root), Some(Language::JavaScript));
+        std::fs::write(root.join("Cargo.toml"), "").unwrap();
+        assert_eq!(Language::detect(root), Some(Language::Rust));
+    }
+
+    #[test]
+    fn a_folder_without_markers_is_not_a_project() {
+        let dir = tempfile::TempDir::new().unwrap();
+        let error = build(dir.path()).unwrap_err().to_string();
+        assert!(error.contains("is not a task project"), "{error}");
+    }
+}

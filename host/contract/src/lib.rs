@@ -1,0 +1,10 @@
+//! Host bindings of the `bench:task/task` world (`wit/task.wit`): the one contract between
+//! bench and a task component. The generated items are documented in the WIT.
+
+#![allow(missing_docs)]
+
+wasmtime::component::bindgen!({
+    path: "../../wit",
+    world: "task",
+    exports: { default: async },
+});

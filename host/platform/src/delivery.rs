@@ -1,0 +1,622 @@
+//! Delivery of one run to the platform, step by step, recording each acknowledged step in
+//! the ledger: upsert the benchmark, create the run, register and claim a worker per
+//! participant, send its records in batches, upload its log and system metrics, complete or
+//! fail it, submit the run summary. The live run and `bench upload` drive the same steps;
+//! every step first looks at the ledger, so nothing is sent twice.
+
+use super::api::{Assignment, CreatedRun};
+use super::client::{ApiError, Client};
+use super::spool::{Batch, Ledger};
+use bench_runtime::metrics::METRICS_FILE;
+use bench_runtime::report::results::file_name;
+use serde_json::{json, Value};
+use std::collections::VecDeque;
+use std::path::{Path, PathBuf};
+
+/// Records per `task_results` batch (upstream's reporter size).
+pub const BATCH_SIZE: usize = 500;
+
+/// What is still not on the platform.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Outstanding {
+    /// Records not acknowledged.
+    pub records: usize,
+    /// Records of participants the platform gave a worker (or may still give one).
+    pub deliverable: usize,
+    /// Other things not delivered (run, logs, metrics, worker completions, summary).
+    pub items: Vec<String>,
+}
+
+impl Outstanding {
+    /// Whether everything was delivered.
+    pub fn is_empty(&self) -> bool {
+        self.records == 0 && self.items.is_empty()
+    }
+}
+
+/// One participant's records: those not acknowledged yet (acknowledged ones are dropped
+/// from memory; `records.ndjson` keeps them), and counts over all of them.
+#[derive(Debug, Default)]
+struct Records {
+    /// How many records precede `unacknowledged[0]`.
+    acknowledged: usize,
+    unacknowledged: VecDeque<Value>,
+    /// Records that did not succeed, of all of them.
+    failed: usize,
+}
+
+impl Records {
+    fn new(all: Vec<Value>, acknowledged: usize) -> Self {
+        let acknowledged = acknowledged.min(all.len());
+        Self {
+            failed: all.iter().filter(|r| !is_success(r)).count(),
+            unacknowledged: all.into_iter().skip(acknowledged).collect(),
+            acknowledged,
+        }
+    }
+
+    fn push(&mut self, record: Value) {
+        self.failed += usize::from(!is_success(&record));
+        self.unacknowledged.push_back(record);
+    }
+
+    fn len(&self) -> usize {
+        self.acknowledged + self.unacknowledged.len()
+    }
+
+    /// Records `from..to` (indexes over all records; `from` not yet acknowledged).
+    fn range(&self, from: usize, to: usize) -> impl Iterator<Item = &Value> {
+        self.unacknowledged
+            .range(from - self.acknowledged..to - self.acknowledged)
+    }
+
+    /// Forgets the records before `to`.
+    fn acknowledge(&mut self, to: usize) {
+        let count = to.saturating_sub(self.acknowledged);
+        self.unacknowledged
+            .drain(..count.min(self.unacknowledged.len()));
+        self.acknowledged = self.acknowledged.max(to);
+    }
+}
+
+/// One run's delivery state: the ledger, the records not acknowledged yet, and a client.
+pub struct Delivery {
+    client: Client,
+    ledger: Ledger,
+    dir: PathBuf,
+    records: Vec<Records>,
+}
+
+impl Delivery {
+    /// Starts from a ledger and the records already written (per ledger participant, in
+    /// `records.ndjson` order).
+    pub fn new(client: Client, ledger: Ledger, dir: &Path, records: Vec<Vec<Value>>) -> Self {
+        let mut all = records.into_iter();
+        let records = ledger
+            .participants
+            .iter()
+            .map(|entry| Records::new(all.next().unwrap_or_default(), entry.delivered))
+            .collect();
+        Self {
+            client,
+            ledger,
+            dir: dir.to_owned(),
+            records,
+        }
+    }
+
+    /// The ledger.
+    pub fn ledger(&self) -> &Ledger {
+        &self.ledger
+    }
+
+    /// The client.
+    pub fn client(&self) -> &Client {
+        &self.client
+    }
+
+    /// The ledger index of a participant.
+    pub fn index(&self, participant: &str) -> Option<usize> {
+        self.ledger
+            .participants
+            .iter()
+            .position(|entry| entry.name == participant)
+    }
+
+    /// Adds a participant's next record of `records.ndjson`.
+    pub fn push(&mut self, participant: usize, record: Value) {
+        self.records[participant].push(record);
+    }
+
+    /// How many of a participant's records the delivery has been given.
+    pub fn received(&self, participant: usize) -> usize {
+        self.records[participant].len()
+    }
+
+    /// Gives up on a participant's delivery (round mode, when its claim was refused).
+    pub fn give_up(&mut self, participant: usize) {
+        self.ledger.participants[participant].unassigned = true;
+        self.save();
+    }
+
+    /// Records the run summary to submit.
+    pub fn set_summary(&mut self, summary: Value) {
+        self.ledger.summary = Some(summary);
+        self.save();
+    }
+
+    /// Records which `metrics.jsonl` lines belong to a participant (participant mode).
+    pub fn set_metrics_lines(&mut self, participant: usize, lines: (usize, usize)) {
+        self.ledger.participants[participant].metrics_lines = Some(lines);
+        self.save();
+    }
+
+    fn save(&self) {
+        if let Err(error) = self.ledger.save(&self.dir) {
+            eprintln!("[bench] {error:#}");
+        }
+    }
+
+    fn key(&self, what: &str) -> String {
+        format!("bench:{}:{what}", self.ledger.local_run_id)
+    }
+
+    /// Upserts the benchmark (when ours) and creates the run, once.
+    pub async fn ensure_run(&mut self) -> Result<CreatedRun, ApiError> {
+        if let Some(run) = &self.ledger.run {
+            return Ok(run.clone());
+        }
+        let slug = self.ledger.benchmark_slug.clone();
+        if let Some(body) = self.ledger.upsert.clone() {
+            self.client.upsert_benchmark(&slug, &body).await?;
+            self.ledger.upsert = None;
+            self.save();
+        }
+        let key = self.key("run");
+        let run = self
+            .client
+            .create_run(&slug, &self.ledger.create_run, &key)
+            .await?;
+        self.ledger.run = Some(run.clone());
+        self.save();
+        Ok(run)
+    }
+
+    /// Registers (shared runs), plans and claims a worker for a participant, once; `None`
+    /// when the platform has no pending worker for it.
+    pub async fn ensure_worker(&mut self, p: usize) -> Result<Option<Assignment>, ApiError> {
+        let run = self.ensure_run().await?;
+        let slug = self.ledger.benchmark_slug.clone();
+        let entry = &self.ledger.participants[p];
+        if entry.unassigned {
+            return Ok(None);
+        }
+        if let Some(assignment) = &entry.assignment {
+            return Ok(Some(assignment.clone()));
+        }
+        let name = entry.name.clone();
+        let total = entry.total_tasks;
+        if !entry.registered {
+            self.client
+                .upsert_participant(&slug, &run.id, &name, total)
+                .await?;
+            self.ledger.participants[p].registered = true;
+            self.save();
+        }
+        let (plan, claim) = if self.ledger.is_round_mode() {
+            let process_key = std::env::var("HOSTNAME")
+                .ok()
+                .filter(|host| !host.is_empty())
+                .unwrap_or_else(|| "local".into());
+            (
+                json!({ "workerCount": 1, "targetConcurrency": total }),
+                json!({ "processKind": "process", "processKey": process_key }),
+            )
+        } else {
+            (json!({}), json!({}))
+        };
+        let plan_key = self.key(&format!("plan:{name}"));
+        self.client
+            .plan_workers(&slug, &run.id, &name, &plan, &plan_key)
+            .await?;
+        let claim_key = self.key(&format!("claim:{name}"));
+        let assignment = self
+            .client
+            .claim_worker(&slug, &run.id, &name, &claim, &claim_key)
+            .await?;
+        let entry = &mut self.ledger.participants[p];
+        match &assignment {
+            Some(assignment) => entry.assignment = Some(assignment.clone()),
+            None => entry.unassigned = true,
+        }
+        self.save();
+        if assignment.is_some() {
+            self.heartbeat(p).await;
+        }
+        Ok(assignment)
+    }
+
+    /// Sends a participant's records the platform has not acknowledged. Unless `last`, the
+    /// newest record is held back, so the `isFinal` batch is never empty.
+    pub async fn send_records(&mut self, p: usize, last: bool) -> Result<(), ApiError> {
+        loop {
+            let entry = &self.ledger.participants[p];
+            let Some(assignment) = entry.assignment.clone() else {
+                return Ok(());
+            };
+            let available = self.records[p].len();
+            let batch = match entry.in_flight {
+                Some(batch) => batch,
+                None => {
+                    let limit = if last {
+                        available
+                    } else {
+                        available.saturating_sub(1)
+                    };
+                    if entry.delivered >= limit {
+                        return Ok(());
+                    }
+                    let end = (entry.delivered + BATCH_SIZE).min(limit);
+                    let batch = Batch {
+                        sequence_number: entry.next_sequence,
+                        end,
+                        is_final: last && end == available,
+                    };
+                    self.ledger.participants[p].in_flight = Some(batch);
+                    self.save();
+                    batch
+                }
+            };
+            let start = self.ledger.participants[p].delivered;
+            let records: Vec<Value> = self.records[p]
+                .range(start, batch.end)
+                .map(|record| global_index(record, assignment.task_range_start))
+                .collect();
+            let body = json!({
+                "type": "task_results",
+                "attemptId": assignment.attempt_id,
+                "sequenceNumber": batch.sequence_number,
+                "isFinal": batch.is_final,
+                "records": records,
+            });
+            let run_id = self.run_id();
+            self.client
+                .send_task_results(
+                    &self.ledger.benchmark_slug,
+                    &run_id,
+                    &assignment.worker_id,
+                    &body,
+                )
+                .await?;
+            let entry = &mut self.ledger.participants[p];
+            entry.delivered = batch.end;
+            entry.next_sequence = batch.sequence_number + 1;
+            entry.in_flight = None;
+            self.save();
+            self.records[p].acknowledge(batch.end);
+        }
+    }
+
+    fn run_id(&self) -> String {
+        self.ledger
+            .run
+            .as_ref()
+            .map(|run| run.id.clone())
+            .unwrap_or_default()
+    }
+
+    /// Sends the participant's progress (one attempt; errors ignored).
+    pub async fn heartbeat(&self, p: usize) {
+        let Some(assignment) = &self.ledger.participants[p].assignment else {
+            return;
+        };
+        let records = &self.records[p];
+        let body = json!({
+            "attemptId": assignment.attempt_id,
+            "progressDone": records.len(),
+            "progressInFlight": 0,
+            "progressErrors": records.failed,
+            "progressTotal": self.ledger.participants[p].total_tasks,
+        });
+        let _ = self
+            .client
+            .heartbeat(
+                &self.ledger.benchmark_slug,
+                &self.run_id(),
+                &assignment.worker_id,
+                &body,
+            )
+            .await;
+    }
+
+    /// Everything after a participant's last task: the final batch, its log, its system
+    /// metrics (participant mode), then complete or fail its worker.
+    pub async fn finish_participant(&mut self, p: usize) -> Result<(), ApiError> {
+        let Some(assignment) = self.ensure_worker(p).await? else {
+            return Ok(());
+        };
+        self.send_records(p, true).await?;
+        let entry = &self.ledger.participants[p];
+        let name = entry.name.clone();
+        if !entry.log_uploaded {
+            let path = self
+                .dir
+                .join("logs")
+                .join(format!("{}.log", file_name(&name)));
+            let log = std::fs::read(path).unwrap_or_default();
+            if !log.is_empty() {
+                let artifact = artifact_body(
+                    &assignment,
+                    "coordinator.log",
+                    "text/plain",
+                    "worker.log",
+                    json!({}),
+                    log.len(),
+                );
+                self.upload(&assignment, &artifact, &log, &format!("log:{name}"))
+                    .await?;
+            }
+            self.ledger.participants[p].log_uploaded = true;
+            self.save();
+        }
+        let entry = &self.ledger.participants[p];
+        if let (Some((from, to)), false) = (entry.metrics_lines, entry.metrics_uploaded) {
+            let body = self.metrics_lines(from..to);
+            let artifact = artifact_body(
+                &assignment,
+                "system-metrics",
+                "application/x-ndjson",
+                "metrics.jsonl",
+                json!({}),
+                body.len(),
+            );
+            self.upload(&assignment, &artifact, &body, &format!("metrics:{name}"))
+                .await?;
+            self.ledger.participants[p].metrics_uploaded = true;
+            self.save();
+        }
+        if !self.ledger.participants[p].closed {
+            let failed = self.records[p].failed > 0;
+            let (outcome, body) = match (failed, self.ledger.is_round_mode()) {
+                (false, _) => ("complete", json!({ "attemptId": assignment.attempt_id })),
+                (true, false) => (
+                    "fail",
+                    json!({
+                        "attemptId": assignment.attempt_id,
+                        "errorCode": "Error",
+                        "errorMessage": "One or more tasks failed",
+                    }),
+                ),
+                (true, true) => (
+                    "fail",
+                    json!({
+                        "attemptId": assignment.attempt_id,
+                        "errorCode": "ERROR",
+                        "errorMessage": "Unknown error",
+                    }),
+                ),
+            };
+            self.client
+                .finish_worker(
+                    &self.ledger.benchmark_slug,
+                    &self.run_id(),
+                    &assignment.worker_id,
+                    outcome,
+                    &body,
+                )
+                .await?;
+            self.ledger.participants[p].closed = true;
+            self.save();
+        }
+        Ok(())
+    }
+
+    /// Round mode: one system-metrics artifact for the whole process, through the first
+    /// participant (config order) that has a worker.
+    async fn upload_shared_metrics(&mut self) -> Result<(), ApiError> {
+        if self.ledger.shared_metrics_uploaded {
+            return Ok(());
+        }
+        for p in 0..self.ledger.participants.len() {
+            if let Some(assignment) = self.ensure_worker(p).await? {
+                let body = self.metrics_lines(0..usize::MAX);
+                let names: Vec<&str> = self
+                    .ledger
+                    .participants
+                    .iter()
+                    .map(|entry| entry.name.as_str())
+                    .collect();
+                let metadata = json!({ "scope": "shared-process", "participants": names });
+                let artifact = artifact_body(
+                    &assignment,
+                    "system-metrics",
+                    "application/x-ndjson",
+                    "metrics.jsonl",
+                    metadata,
+                    body.len(),
+                );
+                self.upload(&assignment, &artifact, &body, "metrics")
+                    .await?;
+                break;
+            }
+        }
+        self.ledger.shared_metrics_uploaded = true;
+        self.save();
+        Ok(())
+    }
+
+    async fn upload(
+        &self,
+        assignment: &Assignment,
+        artifact: &Value,
+        body: &[u8],
+        what: &str,
+    ) -> Result<(), ApiError> {
+        let run_id = self.run_id();
+        let target = (
+            self.ledger.benchmark_slug.as_str(),
+            run_id.as_str(),
+            assignment.worker_id.as_str(),
+        );
+        self.client
+            .upload_artifact(
+                target,
+                artifact,
+                body,
+                &self.key(&format!("artifact:{what}")),
+            )
+            .await
+    }
+
+    /// Lines `range` of `metrics.jsonl`, each with its newline.
+    fn metrics_lines(&self, range: std::ops::Range<usize>) -> Vec<u8> {
+        let text = std::fs::read_to_string(self.dir.join(METRICS_FILE)).unwrap_or_default();
+        let mut body = String::new();
+        for line in text
+            .lines()
+            .skip(range.start)
+            .take(range.end.saturating_sub(range.start))
+        {
+            body.push_str(line);
+            body.push('\n');
+        }
+        body.into_bytes()
+    }
+
+    /// Submits the run summary, once, when scoring produced one.
+    pub async fn submit_summary(&mut self) -> Result<(), ApiError> {
+        let Some(summary) = self.ledger.summary.clone() else {
+            return Ok(());
+        };
+        if self.ledger.summary_submitted {
+            return Ok(());
+        }
+        let run = self.ensure_run().await?;
+        self.client
+            .submit_run_summary(&self.ledger.benchmark_slug, &run.id, &summary)
+            .await?;
+        self.ledger.summary_submitted = true;
+        self.save();
+        Ok(())
+    }
+
+    /// Delivers everything outstanding of a finished run, in upstream's order; stops at the
+    /// first step the platform does not acknowledge.
+    pub async fn deliver_all(&mut self) -> Result<(), ApiError> {
+        self.ensure_run().await?;
+        if self.ledger.is_round_mode() {
+            self.upload_shared_metrics().await?;
+        }
+        for p in 0..self.ledger.participants.len() {
+            self.finish_participant(p).await?;
+        }
+        self.submit_summary().await
+    }
+
+    /// What is still not delivered.
+    pub fn outstanding(&self) -> Outstanding {
+        let mut outstanding = Outstanding::default();
+        if self.ledger.run.is_none() {
+            outstanding.items.push("the run".into());
+        }
+        for (entry, records) in self.ledger.participants.iter().zip(&self.records) {
+            if entry.unassigned {
+                continue;
+            }
+            let left = records.len().saturating_sub(entry.delivered);
+            outstanding.records += left;
+            outstanding.deliverable += records.len();
+            if !entry.closed {
+                outstanding
+                    .items
+                    .push(format!("the completion of {}", entry.name));
+            }
+        }
+        if self.ledger.summary.is_some() && !self.ledger.summary_submitted {
+            outstanding.items.push("the run summary".into());
+        }
+        outstanding
+    }
+}
+
+fn is_success(record: &Value) -> bool {
+    record["status"] == "success"
+}
+
+/// A record as sent: `taskIndex` moved to the worker's global range.
+fn global_index(record: &Value, range_start: u64) -> Value {
+    let mut record = record.clone();
+    if range_start > 0 {
+        if let Some(index) = record["taskIndex"].as_u64() {
+            record["taskIndex"] = json!(index + range_start);
+        }
+    }
+    record
+}
+
+/// `{ attemptId, kind, contentType, name, metadata }` with `metadata.sizeBytes` added.
+fn artifact_body(
+    assignment: &Assignment,
+    kind: &str,
+    content_type: &str,
+    name: &str,
+    mut metadata: Value,
+    size: usize,
+) -> Value {
+    metadata["sizeBytes"] = json!(size);
+    json!({
+        "attemptId": assignment.attempt_id,
+        "kind": kind,
+        "contentType": content_type,
+        "name": name,
+        "metadata": metadata,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn acknowledged_records_leave_memory_but_keep_counting() {
+        let record = |i: u32, status: &str| json!({"taskIndex": i, "status": status});
+        let mut records = Records::new(vec![record(0, "success"), record(1, "error")], 1);
+        assert_eq!((records.len(), records.failed), (2, 1));
+        records.push(record(2, "success"));
+        let sent: Vec<&Value> = records.range(1, 3).collect();
+        assert_eq!(sent, [&record(1, "error"), &record(2, "success")]);
+        records.acknowledge(3);
+        assert_eq!(records.unacknowledged.len(), 0);
+        assert_eq!((records.len(), records.failed), (3, 1));
+        records.push(record(3, "success"));
+        assert_eq!(records.range(3, 4).count(), 1);
+    }
+
+    #[test]
+    fn records_move_to_the_global_range() {
+        let record = json!({"taskIndex": 2, "status": "success"});
+        assert_eq!(global_index(&record, 0), record);
+        assert_eq!(global_index(&record, 10)["taskIndex"], 12);
+    }
+
+    #[test]
+    fn artifact_metadata_gets_the_size_last() {
+        let assignment = Assignment {
+            worker_id: "w".into(),
+            attempt_id: "a1".into(),
+            task_range_start: 0,
+        };
+        let body = artifact_body(
+            &assignment,
+            "system-metrics",
+            "application/x-ndjson",
+            "metrics.jsonl",
+            json!({"scope": "shared-process", "participants": ["e2b", "modal"]}),
+            12,
+        );
+        assert_eq!(
+            body.to_string(),
+            r#"{"attemptId":"a1","kind":"system-metrics","contentType":"application/x-ndjson","name":"metrics.jsonl","metadata":{"scope":"shared-process","participants":["e2b","modal"],"sizeBytes":12}}"#
+        );
+    }
+}

@@ -1,0 +1,212 @@
+//! The benchmarks platform (spec §5.3–5.5, §6): auth, the HTTP client, live reporting of
+//! `bench run`, the delivery ledger behind `bench upload`, and the read commands.
+//!
+//! `bench run` reports to a platform when one is configured — `BENCHMARKS_PLATFORM_URL`,
+//! `BENCHMARKS_PLATFORM_API_KEY` or `BENCHMARKS_PLATFORM_TOKEN` is set, or
+//! `~/.benchsdk/credentials.json` exists — unless `--no-ingest`/`--dry-run` or
+//! `BENCHSDK_NO_INGEST` keep it local. The results directory is always written first and
+//! stays authoritative; the platform gets a copy.
+
+pub mod api;
+pub mod auth;
+pub mod client;
+pub mod commands;
+pub mod delivery;
+pub mod reporter;
+#[cfg(feature = "server")]
+pub mod serve;
+pub mod spool;
+pub mod tail;
+pub mod upload;
+
+use serde_json::{json, Map, Value};
+use spool::{Ledger, ParticipantLedger};
+use std::path::Path;
+
+/// The keys of `run.json` that form upstream's `runConfig` (spec §6.2), in its order.
+const RUN_CONFIG_KEYS: [&str; 11] = [
+    "benchmarkSlug",
+    "benchmarkName",
+    "phaseIterations",
+    "phases",
+    "iterations",
+    "concurrency",
+    "staggerDelayMs",
+    "groupBy",
+    "dimensions",
+    "scoring",
+    "participants",
+];
+
+/// Whether `bench run` should report to a platform (see the module docs).
+pub fn is_configured(env: &auth::Env) -> bool {
+    env.url.is_some()
+        || env.api_key.is_some()
+        || env.token.is_some()
+        || auth::has_saved_credentials()
+}
+
+/// The auth of `bench run`: `None` when no platform is configured or `--no-ingest` keeps
+/// the run local; otherwise resolved before anything runs, as upstream does.
+pub async fn run_auth(no_ingest: bool) -> Result<Option<auth::Auth>, auth::AuthError> {
+    if no_ingest || !is_configured(&auth::Env::from_process()) {
+        return Ok(None);
+    }
+    auth::resolve(&auth::Overrides::default()).await.map(Some)
+}
+
+/// The schedule length recorded in `run.json`: `iterations`, or the sum of the phases'.
+fn total_tasks(run_json: &Value) -> u64 {
+    match run_json["phases"].as_array() {
+        Some(phases) => phases
+            .iter()
+            .filter_map(|phase| phase["iterations"].as_u64())
+            .sum(),
+        None => run_json["iterations"].as_u64().unwrap_or(0),
+    }
+}
+
+/// The delivery plan of a run, from its `run.json`: the `upsertBenchmark` body (when
+/// `upsert`), the `createRun` body (own run, or shared with `run_key`) and one entry per
+/// participant.
+pub fn new_ledger(
+    run_json: &Value,
+    api_base_url: &str,
+    upsert: bool,
+    run_key: Option<&str>,
+) -> Ledger {
+    let run_config: Map<String, Value> = RUN_CONFIG_KEYS
+        .iter()
+        .filter_map(|key| Some((key.to_string(), run_json.get(*key)?.clone())))
+        .collect();
+    let slug = run_json["benchmarkSlug"].as_str().unwrap_or_default();
+    let names: Vec<String> = run_json["participants"]
+        .as_array()
+        .map(|names| {
+            names
+                .iter()
+                .filter_map(|name| name.as_str().map(String::from))
+                .collect()
+        })
+        .unwrap_or_default();
+    let total = total_tasks(run_json);
+    let upsert = upsert.then(|| {
+        let mut config = Map::new();
+        for key in ["scoring", "display"] {
+            if let Some(value) = run_json.get(key) {
+                config.insert(key.into(), value.clone());
+            }
+        }
+        let mut body = json!({ "name": run_json["benchmarkName"] });
+        if !config.is_empty() {
+            body["config"] = Value::Object(config);
+        }
+        body
+    });
+    let create_run = match run_key {
+        Some(key) => json!({ "runKey": key, "config": run_config }),
+        None => json!({
+            "totalTasks": total,
+            "workerCount": 1,
+            "participants": names,
+            "config": run_config,
+        }),
+    };
+    Ledger {
+        api_base_url: api_base_url.to_owned(),
+        benchmark_slug: slug.to_owned(),
+        local_run_id: run_json["runId"].as_str().unwrap_or_default().to_owned(),
+        group_by: run_json["groupBy"]
+            .as_str()
+            .unwrap_or("participant")
+            .to_owned(),
+        upsert,
+        create_run,
+        run: None,
+        participants: names
+            .iter()
+            .map(|name| ParticipantLedger::new(name, total, run_key.is_some()))
+            .collect(),
+        shared_metrics_uploaded: false,
+        summary: None,
+        summary_submitted: false,
+    }
+}
+
+/// The `submitRunSummary` body from a results directory's `summary.json`, when the run was
+/// scored: `{ run, results, scoring? }`.
+pub fn summary_body(dir: &Path) -> Option<Value> {
+    let text = std::fs::read_to_string(dir.join("summary.json")).ok()?;
+    let summary: Value = serde_json::from_str(&text).ok()?;
+    let results = summary.get("results")?.clone();
+    let mut body = json!({ "run": summary["run"], "results": results });
+    if let Some(scoring) = summary.get("scoring").filter(|s| !s.is_null()) {
+        body["scoring"] = scoring.clone();
+    }
+    Some(body)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run_json() -> Value {
+        json!({
+            "benchmarkSlug": "s", "benchmarkName": "n",
+            "phaseIterations": 5,
+            "phases": [{"name": "cold", "iterations": 5}, {"name": "warm", "iterations": 5}],
+            "concurrency": 2, "staggerDelayMs": 0, "groupBy": "participant",
+            "dimensions": {"file_size": "10MB"},
+            "participants": ["e2b", "modal"],
+            "display": {"metrics": []},
+            "runId": "20260101T000000Z-0001", "startedAt": "x", "host": {},
+        })
+    }
+
+    #[test]
+    fn an_own_run_sends_totals_and_the_upstream_run_config() {
+        let ledger = new_ledger(&run_json(), "http://h/api/v1", true, None);
+        assert_eq!(
+            ledger.create_run.to_string(),
+            r#"{"totalTasks":10,"workerCount":1,"participants":["e2b","modal"],"config":{"benchmarkSlug":"s","benchmarkName":"n","phaseIterations":5,"phases":[{"name":"cold","iterations":5},{"name":"warm","iterations":5}],"concurrency":2,"staggerDelayMs":0,"groupBy":"participant","dimensions":{"file_size":"10MB"},"participants":["e2b","modal"]}}"#
+        );
+        assert_eq!(
+            ledger.upsert.unwrap().to_string(),
+            r#"{"name":"n","config":{"display":{"metrics":[]}}}"#
+        );
+        assert_eq!(ledger.participants.len(), 2);
+        assert!(ledger.participants[0].registered);
+        assert_eq!(ledger.local_run_id, "20260101T000000Z-0001");
+    }
+
+    #[test]
+    fn a_shared_run_sends_only_its_key_and_config() {
+        let ledger = new_ledger(&run_json(), "http://h/api/v1", false, Some("ci-123"));
+        assert_eq!(ledger.create_run["runKey"], "ci-123");
+        assert!(ledger.create_run.get("totalTasks").is_none());
+        assert_eq!(ledger.upsert, None);
+        assert!(!ledger.participants[1].registered);
+        assert_eq!(ledger.participants[1].total_tasks, 10);
+    }
+
+    #[test]
+    fn the_summary_comes_from_a_scored_summary_json() {
+        let dir = tempfile::tempdir().unwrap();
+        assert_eq!(summary_body(dir.path()), None);
+        std::fs::write(
+            dir.path().join("summary.json"),
+            r#"{"run":{"triggeredBy":"manual"},"results":[{"provider":"a"}],"scoring":{"metrics":[]},"percentileMethod":"x"}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            summary_body(dir.path()).unwrap().to_string(),
+            r#"{"run":{"triggeredBy":"manual"},"results":[{"provider":"a"}],"scoring":{"metrics":[]}}"#
+        );
+        std::fs::write(
+            dir.path().join("summary.json"),
+            r#"{"run":{},"participants":[]}"#,
+        )
+        .unwrap();
+        assert_eq!(summary_body(dir.path()), None);
+    }
+}

@@ -1,0 +1,74 @@
+//! What epoch interruption costs a CPU-bound guest: `examples/rust-cpu` (a sieve) run in one
+//! reused instance with and without epoch checks compiled in.
+//!
+//! `cargo bench -p bench-runtime --bench epoch_cost`
+
+use bench_runtime::component::TaskComponent;
+use bench_runtime::engine::{EngineSettings, TaskEngine};
+use bench_runtime::exec::{Slot, SlotConfig};
+use bench_runtime::sandbox::Capabilities;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+const WARMUP: usize = 3;
+const SAMPLES: usize = 30;
+
+fn main() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let wasm = build_example(&root, "rust-cpu");
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let with = runtime.block_on(measure(&wasm, true));
+    let without = runtime.block_on(measure(&wasm, false));
+    println!("sieve to 5 000 000, {SAMPLES} tasks in one instance (median of task wall time):");
+    println!("  epoch interruption on : {:>8.2} ms", ms(with));
+    println!("  epoch interruption off: {:>8.2} ms", ms(without));
+    println!("  cost: {:+.1}%", (ms(with) / ms(without) - 1.0) * 100.0);
+}
+
+async fn measure(wasm: &Path, epoch_interruption: bool) -> Duration {
+    let settings = EngineSettings {
+        epoch_interruption,
+        cache_dir: None,
+    };
+    let engine = TaskEngine::new(&settings).expect("engine");
+    let task = Arc::new(TaskComponent::load(&engine, wasm).expect("component"));
+    let mut slot = Slot::new(SlotConfig {
+        task,
+        participant_json: r#"{"name":"local"}"#.into(),
+        capabilities: Capabilities::default(),
+        args: vec![("--limit".into(), "5000000".into())],
+        fresh_instance: false,
+    });
+    let mut samples = Vec::with_capacity(SAMPLES);
+    for i in 0..WARMUP + SAMPLES {
+        let start = Instant::now();
+        let finished = slot.run(i as u32, i as u32, None).await;
+        assert!(finished.record.is_success(), "{:?}", finished.record);
+        if i >= WARMUP {
+            samples.push(start.elapsed());
+        }
+    }
+    samples.sort();
+    samples[samples.len() / 2]
+}
+
+fn ms(duration: Duration) -> f64 {
+    duration.as_secs_f64() * 1000.0
+}
+
+fn build_example(root: &Path, name: &str) -> PathBuf {
+    let target = root.join("target").join("guests");
+    let status = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
+        .args(["build", "--release", "--target", "wasm32-wasip2", "--quiet"])
+        .current_dir(root.join("examples").join(name))
+        .env("CARGO_TARGET_DIR", &target)
+        .status()
+        .expect("cargo runs");
+    assert!(status.success(), "building {name} failed");
+    target
+        .join("wasm32-wasip2")
+        .join("release")
+        .join(format!("{}.wasm", name.replace('-', "_")))
+}

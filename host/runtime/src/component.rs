@@ -1,0 +1,249 @@
+//! Loading a task component: format checks with actionable messages, compilation (cached),
+//! world checks, and the [`TaskPre`] every sandbox is instantiated from.
+
+use crate::engine::TaskEngine;
+use crate::sandbox::{self, Capabilities, SandboxState};
+use anyhow::{bail, Context as _, Result};
+use bench_contract::{Task, TaskPre};
+use sha2::{Digest, Sha256};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+use wasmtime::component::types::ComponentItem;
+use wasmtime::component::{Component, HasSelf, Linker};
+
+/// The world every task targets.
+pub const TASK_WORLD: &str = "bench:task/task@0.1.0";
+
+/// How long the `config` export may take.
+const CONFIG_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// A compiled task component, ready to instantiate.
+pub struct TaskComponent {
+    /// Where it was loaded from.
+    pub path: PathBuf,
+    /// sha256 of its bytes, hex.
+    pub sha256: String,
+    /// Size of its bytes.
+    pub size_bytes: usize,
+    /// Pre-linked instance factory (cheap per-sandbox instantiation).
+    pub pre: TaskPre<SandboxState>,
+}
+
+impl TaskComponent {
+    /// Reads, checks, compiles (or loads from the cache) and links a task component.
+    pub fn load(engine: &TaskEngine, path: &Path) -> Result<Self> {
+        let shown = path.display();
+        let bytes = std::fs::read(path).with_context(|| format!("cannot read {shown}"))?;
+        check_format(&bytes).with_context(|| format!("{shown} cannot be run"))?;
+        let component = engine
+            .load_component(&bytes)
+            .with_context(|| format!("{shown} is not a valid WebAssembly component"))?;
+        check_exports(engine, &component)
+            .with_context(|| format!("{shown} is not a bench task"))?;
+        let linker = task_linker(engine)?;
+        let instance_pre = linker.instantiate_pre(&component).map_err(|error| {
+            let imports = import_names(engine, &component);
+            anyhow::anyhow!("{shown} {}", explain_missing_imports(&imports, &error))
+        })?;
+        let pre = TaskPre::new(instance_pre)
+            .map_err(|error| anyhow::anyhow!("{error:#}"))
+            .with_context(|| format!("{shown} does not match the {TASK_WORLD} world"))?;
+        Ok(Self {
+            path: path.to_owned(),
+            sha256: hex::encode(Sha256::digest(&bytes)),
+            size_bytes: bytes.len(),
+            pre,
+        })
+    }
+
+    /// The names of the component's imports.
+    pub fn imports(&self) -> Vec<String> {
+        let component = self.pre.instance_pre().component();
+        component
+            .component_type()
+            .imports(self.pre.engine())
+            .map(|(name, _)| name.to_owned())
+            .collect()
+    }
+
+    /// The names of the component's exports.
+    pub fn exports(&self) -> Vec<String> {
+        let component = self.pre.instance_pre().component();
+        component
+            .component_type()
+            .exports(self.pre.engine())
+            .map(|(name, _)| name.to_owned())
+            .collect()
+    }
+
+    /// Calls the component's `config` export in a sandbox without any capabilities.
+    pub async fn config_json(&self) -> Result<String> {
+        let capabilities = Capabilities::default();
+        let mut store = sandbox::new_store(self.pre.engine(), &capabilities);
+        let call = async {
+            let task = self.pre.instantiate_async(&mut store).await?;
+            task.call_config(&mut store).await
+        };
+        let outcome = tokio::time::timeout(CONFIG_TIMEOUT, call).await;
+        match outcome {
+            Ok(Ok(json)) => Ok(json),
+            Ok(Err(error)) => {
+                // A panicking guest says why on stderr (the Rust SDK prints one line).
+                let said = store.data().stderr.last_line();
+                let said = said.map(|line| format!(" ({line})")).unwrap_or_default();
+                bail!(
+                    "the task's `config` export failed: {}{said}",
+                    trap_summary(&error)
+                )
+            }
+            Err(_) => bail!(
+                "the task's `config` export did not return within {}s",
+                CONFIG_TIMEOUT.as_secs()
+            ),
+        }
+    }
+}
+
+/// A one-line description of a wasmtime error: the trap, else the innermost cause.
+pub fn trap_summary(error: &wasmtime::Error) -> String {
+    let text = match error.downcast_ref::<wasmtime::Trap>() {
+        Some(trap) => trap.to_string(),
+        None => error.root_cause().to_string(),
+    };
+    text.lines().next().unwrap_or_default().to_owned()
+}
+
+fn check_format(bytes: &[u8]) -> Result<()> {
+    const MAGIC: &[u8] = b"\0asm";
+    const CORE_VERSION: [u8; 4] = [0x01, 0x00, 0x00, 0x00];
+    if bytes.len() < 8 || &bytes[..4] != MAGIC {
+        bail!("it is not a WebAssembly file (no `\\0asm` header); expected a component built for wasm32-wasip2");
+    }
+    if bytes[4..8] == CORE_VERSION {
+        bail!(
+            "it is a core WebAssembly module, not a component; build the task for the \
+             wasm32-wasip2 target (`bench build <dir>` or `cargo build --release --target \
+             wasm32-wasip2`), or wrap a core module with `wasm-tools component new`"
+        );
+    }
+    Ok(())
+}
+
+fn check_exports(engine: &TaskEngine, component: &Component) -> Result<()> {
+    let exported: Vec<(String, bool)> = component
+        .component_type()
+        .exports(engine.engine())
+        .map(|(name, item)| {
+            (
+                name.to_owned(),
+                matches!(item.ty, ComponentItem::ComponentFunc(_)),
+            )
+        })
+        .collect();
+    let missing: Vec<&str> = ["config", "run"]
+        .into_iter()
+        .filter(|name| {
+            !exported
+                .iter()
+                .any(|(export, is_func)| export == name && *is_func)
+        })
+        .collect();
+    if !missing.is_empty() {
+        let found: Vec<&str> = exported.iter().map(|(name, _)| name.as_str()).collect();
+        bail!(
+            "it does not export {} (it exports: {}); a task must target the world `{TASK_WORLD}`",
+            missing
+                .iter()
+                .map(|name| format!("`{name}`"))
+                .collect::<Vec<_>>()
+                .join(" and "),
+            if found.is_empty() {
+                "nothing".to_owned()
+            } else {
+                found.join(", ")
+            },
+        );
+    }
+    Ok(())
+}
+
+/// WASI 0.2 interfaces the host links (wasmtime-wasi and wasi:http), by `package/interface`.
+const PROVIDED_WASI: &[&str] = &[
+    "wasi:cli/environment",
+    "wasi:cli/exit",
+    "wasi:cli/stdin",
+    "wasi:cli/stdout",
+    "wasi:cli/stderr",
+    "wasi:cli/terminal-input",
+    "wasi:cli/terminal-output",
+    "wasi:cli/terminal-stdin",
+    "wasi:cli/terminal-stdout",
+    "wasi:cli/terminal-stderr",
+    "wasi:clocks/monotonic-clock",
+    "wasi:clocks/wall-clock",
+    "wasi:filesystem/types",
+    "wasi:filesystem/preopens",
+    "wasi:io/error",
+    "wasi:io/poll",
+    "wasi:io/streams",
+    "wasi:random/random",
+    "wasi:random/insecure",
+    "wasi:random/insecure-seed",
+    "wasi:sockets/network",
+    "wasi:sockets/instance-network",
+    "wasi:sockets/udp",
+    "wasi:sockets/udp-create-socket",
+    "wasi:sockets/tcp",
+    "wasi:sockets/tcp-create-socket",
+    "wasi:sockets/ip-name-lookup",
+    "wasi:http/types",
+    "wasi:http/outgoing-handler",
+];
+
+fn import_names(engine: &TaskEngine, component: &Component) -> Vec<String> {
+    component
+        .component_type()
+        .imports(engine.engine())
+        .map(|(name, _)| name.to_owned())
+        .collect()
+}
+
+/// Says which imports the host does not provide (and whether the task was built against
+/// another version of the bench contract).
+fn explain_missing_imports(imports: &[String], error: &wasmtime::Error) -> String {
+    let missing: Vec<&String> = imports.iter().filter(|name| !is_provided(name)).collect();
+    if let Some(other) = missing.iter().find(|name| name.starts_with("bench:task/")) {
+        let version = other.rsplit_once('@').map_or("an unversioned", |(_, v)| v);
+        return format!(
+            "was built against bench:task@{version}, but this bench provides bench:task@0.1.0; \
+             rebuild the task with a matching SDK"
+        );
+    }
+    if missing.is_empty() {
+        return format!("cannot be linked: {}", trap_summary(error));
+    }
+    let names: Vec<&str> = missing.iter().map(|name| name.as_str()).collect();
+    format!(
+        "imports what bench does not provide: {} (bench provides WASI 0.2, wasi:http and \
+         bench:task/context@0.1.0)",
+        names.join(", ")
+    )
+}
+
+fn is_provided(import: &str) -> bool {
+    let (interface, version) = import.rsplit_once('@').unwrap_or((import, ""));
+    if interface.starts_with("bench:task/") {
+        return version.starts_with("0.1.");
+    }
+    PROVIDED_WASI.contains(&interface) && version.starts_with("0.2.")
+}
+
+fn task_linker(engine: &TaskEngine) -> Result<Linker<SandboxState>> {
+    let mut linker = Linker::new(engine.engine());
+    wasmtime_wasi::p2::add_to_linker_async(&mut linker).map_err(anyhow::Error::from)?;
+    wasmtime_wasi_http::p2::add_only_http_to_linker_async(&mut linker)
+        .map_err(anyhow::Error::from)?;
+    Task::add_to_linker::<_, HasSelf<_>>(&mut linker, |state| state)
+        .map_err(anyhow::Error::from)?;
+    Ok(linker)
+}

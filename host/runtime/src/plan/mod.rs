@@ -1,0 +1,43 @@
+//! From a validated config and the run flags to what a run executes (spec §1.5–1.7, §6.2):
+//! participant selection and env gating (`participants`), shape and identity overrides and
+//! merged knobs (`resolve`), the task schedule (`schedule`), and the `runConfig` sent to the
+//! platform (`manifest`).
+
+mod manifest;
+mod participants;
+mod resolve;
+mod schedule;
+#[cfg(test)]
+mod tests;
+
+pub use manifest::run_config_json;
+pub use participants::{filter_by_env, no_participants_message, select_participants, Skipped};
+pub use resolve::{resolve, Overrides, ResolvedRun, UNEVEN_PHASES_WARNING};
+pub use schedule::{build_schedule, Slot};
+
+/// Why a run cannot be planned; `Display` is upstream's exact message.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PlanError {
+    /// `--provider` named participants the config does not declare.
+    #[error("Unknown participant(s): {}. Available: {}", unknown.join(", "), available.join(", "))]
+    UnknownParticipants {
+        /// The unknown names, in the order given.
+        unknown: Vec<String>,
+        /// Every declared name, in config order.
+        available: Vec<String>,
+    },
+    /// `--shape` named a shape the config does not declare.
+    #[error("Unknown --shape \"{shape}\". Known shapes: {}.", known.join(", "))]
+    UnknownShape {
+        /// The requested shape.
+        shape: String,
+        /// Declared shapes, in declaration order.
+        known: Vec<String>,
+    },
+    /// `--shape` was given but the config declares no shapes.
+    #[error("Unknown --shape \"{0}\": this benchmark declares no shapes.")]
+    NoShapes(String),
+    /// A merged knob is out of range (`iterations must be an integer >= 1 (got NaN)`).
+    #[error("{0}")]
+    InvalidKnob(String),
+}

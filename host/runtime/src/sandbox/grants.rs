@@ -1,0 +1,115 @@
+//! What each participant's sandbox is granted, from the config's bench fields and the
+//! command line: env (its `requiredEnvVars` plus `passEnv`), directories (`--allow-dir`),
+//! HTTP destinations (`allowedHosts`, `--allow-host`) and limits (`limits`, `--max-memory`,
+//! `--task-timeout`; flags win).
+
+use crate::config::{BenchmarkConfig, Participant};
+use crate::sandbox::env::granted_env;
+use crate::sandbox::fs::DirGrant;
+use crate::sandbox::http::{AllowedHost, DenialNotices, HttpPolicy};
+use crate::sandbox::limits::Limits;
+use crate::sandbox::Capabilities;
+use anyhow::{anyhow, Result};
+use std::sync::Arc;
+use std::time::Duration;
+
+/// What the command line grants or limits beyond the config; empty/`None` when not given.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct SandboxOverrides {
+    /// `--allow-host` destinations (repeatable), added to the config's `allowedHosts`.
+    pub allow_hosts: Vec<String>,
+    /// `--allow-dir HOST[:GUEST][:rw]` grants (repeatable), read-only unless `:rw`.
+    pub allow_dirs: Vec<String>,
+    /// `--max-memory`: largest memory of one sandbox, in bytes.
+    pub max_memory_bytes: Option<u64>,
+    /// `--task-timeout`: longest time one task may run, in milliseconds.
+    pub task_timeout_ms: Option<u64>,
+}
+
+/// Grants shared by every participant of a run.
+#[derive(Debug, Clone)]
+pub struct RunGrants {
+    allowed_hosts: Vec<AllowedHost>,
+    dirs: Vec<DirGrant>,
+    limits: Limits,
+    notices: Arc<DenialNotices>,
+}
+
+impl RunGrants {
+    /// Resolves the run-wide grants; a bad pattern, directory or limit is an error.
+    pub fn resolve(config: &BenchmarkConfig, flags: &SandboxOverrides) -> Result<Self> {
+        let allowed_hosts = parse_hosts(
+            config
+                .sandbox
+                .allowed_hosts
+                .iter()
+                .chain(&flags.allow_hosts),
+        )?;
+        let dirs = flags
+            .allow_dirs
+            .iter()
+            .map(|spec| DirGrant::parse(spec).map_err(|e| anyhow!(e)))
+            .collect::<Result<_>>()?;
+        let max_memory_bytes = match (flags.max_memory_bytes, config.sandbox.memory_mb) {
+            (Some(bytes), _) => usize::try_from(bytes).unwrap_or(usize::MAX),
+            (None, Some(mb)) => (mb * 1024.0 * 1024.0) as usize,
+            (None, None) => Limits::default().max_memory_bytes,
+        };
+        let task_timeout = flags
+            .task_timeout_ms
+            .map(Duration::from_millis)
+            .or_else(|| {
+                config
+                    .sandbox
+                    .task_timeout_ms
+                    .map(|ms| Duration::from_secs_f64(ms / 1000.0))
+            });
+        Ok(Self {
+            allowed_hosts,
+            dirs,
+            limits: Limits {
+                max_memory_bytes,
+                task_timeout,
+            },
+            notices: Arc::default(),
+        })
+    }
+
+    /// The sandbox grants of one participant (its own env and hosts added to the run's).
+    pub fn for_participant(
+        &self,
+        config: &BenchmarkConfig,
+        participant: &Participant,
+        lookup: impl Fn(&str) -> Option<String>,
+    ) -> Result<Capabilities> {
+        let own_pass_env = participant.pass_env();
+        let names = participant
+            .required_env_vars
+            .iter()
+            .chain(&config.sandbox.pass_env)
+            .chain(&own_pass_env);
+        let mut allowed = self.allowed_hosts.clone();
+        allowed.extend(parse_hosts(&participant.allowed_hosts())?);
+        Ok(Capabilities {
+            env: granted_env(names, lookup),
+            dirs: self.dirs.clone(),
+            http: HttpPolicy {
+                allowed,
+                notices: self.notices.clone(),
+            },
+            limits: self.limits,
+        })
+    }
+
+    /// The limits every sandbox gets.
+    pub fn limits(&self) -> Limits {
+        self.limits
+    }
+}
+
+fn parse_hosts<'a>(patterns: impl IntoIterator<Item = &'a String>) -> Result<Vec<AllowedHost>> {
+    patterns
+        .into_iter()
+        .map(|pattern| AllowedHost::parse(pattern).map_err(|e| anyhow!(e)))
+        .collect()
+}

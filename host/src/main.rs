@@ -1,8 +1,0 @@
-//! The `bench` binary.
-
-use clap::Parser;
-use std::process::ExitCode;
-
-fn main() -> ExitCode {
-    bench::cli::Cli::parse().execute()
-}
