@@ -35,7 +35,7 @@ mod output;
 #[allow(clippy::too_many_arguments)]
 pub mod bindings {
     wit_bindgen::generate!({
-        path: "../wit",
+        path: "wit",
         world: "task",
         pub_export_macro: true,
         export_macro_name: "__export_task_world",

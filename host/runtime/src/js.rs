@@ -7,40 +7,10 @@ use chrono::{DateTime, SecondsFormat, Utc};
 use serde_json::Value;
 use std::time::SystemTime;
 
-/// Formats a number exactly as JavaScript's `String(number)` does.
+/// Formats a number exactly as JavaScript's `String(number)` does (ECMAScript
+/// `Number::toString`, by `ryu-js`).
 pub fn number_to_string(x: f64) -> String {
-    if x.is_nan() {
-        return "NaN".into();
-    }
-    if x == 0.0 {
-        return "0".into();
-    }
-    if x.is_infinite() {
-        return if x > 0.0 { "Infinity" } else { "-Infinity" }.into();
-    }
-    let sign = if x < 0.0 { "-" } else { "" };
-    // Rust's `{:e}` gives the shortest round-trip digits, as JavaScript uses.
-    let sci = format!("{:e}", x.abs());
-    let (mantissa, exponent) = sci.split_once('e').expect("`{:e}` always has an exponent");
-    let digits: String = mantissa.chars().filter(|c| *c != '.').collect();
-    let k = digits.len() as i32;
-    let n = exponent.parse::<i32>().expect("exponent is an integer") + 1;
-    let body = if k <= n && n <= 21 {
-        format!("{digits}{}", "0".repeat((n - k) as usize))
-    } else if 0 < n && n <= 21 {
-        format!("{}.{}", &digits[..n as usize], &digits[n as usize..])
-    } else if -6 < n && n <= 0 {
-        format!("0.{}{digits}", "0".repeat((-n) as usize))
-    } else {
-        let exp_sign = if n >= 1 { "+" } else { "-" };
-        let rest = if k == 1 {
-            String::new()
-        } else {
-            format!(".{}", &digits[1..])
-        };
-        format!("{}{rest}e{exp_sign}{}", &digits[..1], (n - 1).abs())
-    };
-    format!("{sign}{body}")
+    ryu_js::Buffer::new().format(x).to_owned()
 }
 
 /// JavaScript `String(value)` for a JSON value (`null`, `true`, `1.5`, strings as-is,
@@ -293,6 +263,11 @@ mod tests {
             (123456789012.0, "123456789012"),
             (f64::NAN, "NaN"),
             (f64::INFINITY, "Infinity"),
+            (f64::NEG_INFINITY, "-Infinity"),
+            (1e20, "100000000000000000000"),
+            (5e-324, "5e-324"),
+            (f64::MAX, "1.7976931348623157e+308"),
+            (-0.1, "-0.1"),
         ];
         for (x, expected) in cases {
             assert_eq!(number_to_string(x), expected, "{x}");
