@@ -4,10 +4,10 @@
 //! later `bench upload` sends the rest — every record exactly once, because a batch is
 //! re-sent with the same `sequenceNumber` and the same records.
 
-use super::api::{Assignment, CreatedRun};
+use super::api::types::{CreateRun, RunSummary, UpsertBenchmark};
+use super::client::{Assignment, CreatedRun};
 use anyhow::{Context as _, Result};
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 use std::path::{Path, PathBuf};
 
 /// The ledger's file name.
@@ -89,9 +89,9 @@ pub struct Ledger {
     pub group_by: String,
     /// The `upsertBenchmark` body still to send (`None` once sent, or when the identity is
     /// not ours).
-    pub upsert: Option<Value>,
+    pub upsert: Option<UpsertBenchmark>,
     /// The `createRun` body.
-    pub create_run: Value,
+    pub create_run: CreateRun,
     /// The platform run, once created.
     pub run: Option<CreatedRun>,
     /// Per participant, in config order.
@@ -99,7 +99,7 @@ pub struct Ledger {
     /// Round mode: the shared system-metrics artifact was uploaded.
     pub shared_metrics_uploaded: bool,
     /// The run summary body still to send, once scoring produced one.
-    pub summary: Option<Value>,
+    pub summary: Option<RunSummary>,
     /// The run summary was acknowledged.
     pub summary_submitted: bool,
 }
@@ -161,8 +161,11 @@ mod tests {
             benchmark_slug: "s".into(),
             local_run_id: "20260101T000000Z-0001".into(),
             group_by: "participant".into(),
-            upsert: Some(json!({"name": "S"})),
-            create_run: json!({"runKey": "k", "config": {}}),
+            upsert: Some(UpsertBenchmark {
+                name: "S".into(),
+                config: None,
+            }),
+            create_run: CreateRun::shared("k", json!({})),
             run: None,
             participants: vec![participant],
             shared_metrics_uploaded: false,
