@@ -6,6 +6,7 @@
 use super::api::paths::{self, fill};
 use super::auth::{self, AuthError, Overrides};
 use super::client::{ApiError, Client, Retry};
+use super::files::{write_atomically, Access};
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -216,12 +217,9 @@ async fn execute(query: &Query, overrides: &Overrides, format: Format) -> Result
 }
 
 fn write_json(path: &Path, value: &Value) -> std::io::Result<()> {
-    if let Some(parent) = path.parent() {
-        std::fs::create_dir_all(parent)?;
-    }
     let mut text = serde_json::to_string_pretty(value)?;
     text.push('\n');
-    std::fs::write(path, text)
+    write_atomically(path, text.as_bytes(), Access::Shared)
 }
 
 /// Summary rows flattened for a table: provider, compositeScore, successRate, then each

@@ -12,6 +12,7 @@ pub mod auth;
 pub mod client;
 pub mod commands;
 pub mod delivery;
+mod files;
 pub mod reporter;
 #[cfg(feature = "server")]
 pub mod serve;

@@ -6,6 +6,7 @@
 
 use super::api::types::{CreateRun, RunSummary, UpsertBenchmark};
 use super::client::{Assignment, CreatedRun};
+use super::files::{write_atomically, Access};
 use anyhow::{Context as _, Result};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
@@ -127,16 +128,12 @@ impl Ledger {
         }
     }
 
-    /// Writes the ledger atomically (a temporary file renamed over the old one), so a crash
-    /// leaves either the old or the new state.
+    /// Writes the ledger atomically, so a crash leaves either the old or the new state.
     pub fn save(&self, dir: &Path) -> Result<()> {
         let path = Self::path(dir);
-        let temporary = dir.join(format!(".{LEDGER_FILE}.tmp"));
         let mut text = serde_json::to_string_pretty(self)?;
         text.push('\n');
-        std::fs::write(&temporary, text)
-            .with_context(|| format!("cannot write {}", temporary.display()))?;
-        std::fs::rename(&temporary, &path)
+        write_atomically(&path, text.as_bytes(), Access::Shared)
             .with_context(|| format!("cannot write {}", path.display()))
     }
 }
@@ -176,6 +173,10 @@ mod tests {
         let back = Ledger::load(dir.path()).unwrap().unwrap();
         assert_eq!(back, ledger);
         assert!(!back.participants[0].registered);
-        assert!(!dir.path().join(".platform.json.tmp").exists());
+        let names: Vec<_> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|entry| entry.unwrap().file_name())
+            .collect();
+        assert_eq!(names, [LEDGER_FILE], "no temporary file is left");
     }
 }
