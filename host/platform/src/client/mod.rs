@@ -11,7 +11,6 @@ use super::auth::Auth;
 use reqwest::{Method, StatusCode};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
-use std::hash::{BuildHasher, Hasher};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
@@ -56,17 +55,11 @@ impl Default for Retry {
     }
 }
 
-/// A uniformly distributed number in [0, 1) (std's randomly seeded hasher; good enough for
-/// jitter).
+/// A uniformly distributed number in [0, 1), from the operating system's generator (0
+/// when it fails: the delay is then the shortest, never wrong).
 fn random_unit() -> f64 {
-    let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
-    hasher.write_u128(
-        std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.as_nanos())
-            .unwrap_or_default(),
-    );
-    (hasher.finish() >> 11) as f64 / (1u64 << 53) as f64
+    let random = getrandom::u64().unwrap_or_default();
+    (random >> 11) as f64 / (1u64 << 53) as f64
 }
 
 /// A failed platform call; `Display` is upstream's message.
