@@ -1,7 +1,7 @@
 //! The platform HTTP transport (spec §6.1): bearer auth, org headers, JSON bodies, upstream
 //! error messages — plus what upstream lacks: bounded retries with exponential backoff and
 //! jitter for failures worth retrying (no answer, 408, 429, 5xx). The typed calls of each
-//! endpoint are in [`endpoints`].
+//! endpoint are in `endpoints.rs`.
 
 mod endpoints;
 
