@@ -1,6 +1,7 @@
 //! Platform auth resolution (spec §5.4): the environment, `~/.benchsdk/config.json` and
 //! `~/.benchsdk/credentials.json`, with upstream's precedence, URLs and messages.
 
+use crate::files::{write_atomically, Access};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
@@ -330,11 +331,14 @@ async fn refresh_if_needed(mut auth: Auth, now: f64) -> Result<Auth, AuthError> 
     Ok(auth)
 }
 
+/// Saves refreshed credentials, readable by their owner only.
 fn save_credentials(credentials: &Credentials) -> std::io::Result<()> {
-    let dir = config_dir();
-    std::fs::create_dir_all(&dir)?;
-    let text = serde_json::to_string_pretty(credentials)?;
-    std::fs::write(dir.join("credentials.json"), text + "\n")
+    let text = serde_json::to_string_pretty(credentials)? + "\n";
+    write_atomically(
+        &config_dir().join("credentials.json"),
+        text.as_bytes(),
+        Access::Private,
+    )
 }
 
 #[cfg(test)]

@@ -3,9 +3,10 @@
 //! a table, or pretty JSON with `--json`/`--format json`. Exit codes: 0, 1 for API errors
 //! (`API error: <message>` then the response body), 2 for auth errors.
 
-use super::api::paths;
+use super::api::paths::{self, fill};
 use super::auth::{self, AuthError, Overrides};
 use super::client::{ApiError, Client, Retry};
+use super::files::{write_atomically, Access};
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -123,7 +124,7 @@ async fn execute(query: &Query, overrides: &Overrides, format: Format) -> Result
     };
     match query {
         Query::AuthStatus => {
-            let me = get("/me".into(), vec![]).await?;
+            let me = get(paths::ME.into(), vec![]).await?;
             let status = json!({
                 "user": me["user"],
                 "activeOrganization": me["activeOrganization"],
@@ -132,7 +133,7 @@ async fn execute(query: &Query, overrides: &Overrides, format: Format) -> Result
             print(&status, format, &[]);
         }
         Query::Benchmarks { limit, offset } => {
-            let answer = get("/benchmarks".into(), page(limit, offset)).await?;
+            let answer = get(paths::BENCHMARKS.into(), page(limit, offset)).await?;
             print(&answer["items"], format, &["slug", "name", "updatedAt"]);
         }
         Query::Artifacts {
@@ -141,8 +142,8 @@ async fn execute(query: &Query, overrides: &Overrides, format: Format) -> Result
             worker_id,
         } => {
             let path = match worker_id {
-                Some(worker) => paths::worker_artifacts(slug, run_id, worker),
-                None => paths::run_artifacts(slug, run_id),
+                Some(worker) => fill(paths::WORKER_ARTIFACTS, &[slug, run_id, worker]),
+                None => fill(paths::RUN_ARTIFACTS, &[slug, run_id]),
             };
             let answer = get(path, vec![]).await?;
             print(
@@ -156,7 +157,7 @@ async fn execute(query: &Query, overrides: &Overrides, format: Format) -> Result
             limit,
             offset,
         } => {
-            let answer = get(paths::runs(slug), page(limit, offset)).await?;
+            let answer = get(fill(paths::RUNS, &[slug]), page(limit, offset)).await?;
             print(
                 &answer["items"],
                 format,
@@ -164,29 +165,29 @@ async fn execute(query: &Query, overrides: &Overrides, format: Format) -> Result
             );
         }
         Query::Run { slug, run_id } => {
-            let answer = get(paths::run(slug, run_id), vec![]).await?;
+            let answer = get(fill(paths::RUN, &[slug, run_id]), vec![]).await?;
             print(&answer["run"], format, &[]);
         }
         Query::Results {
             slug,
             run_id: Some(run_id),
         } => {
-            let answer = get(paths::run_results(slug, run_id), vec![]).await?;
+            let answer = get(fill(paths::RUN_RESULTS, &[slug, run_id]), vec![]).await?;
             match format {
                 Format::Json => print(&answer, format, &[]),
                 Format::Table => print(&rows(&answer["results"]), format, &[]),
             }
         }
         Query::Results { slug, run_id: None } => {
-            let answer = get(paths::benchmark_results(slug), vec![]).await?;
+            let answer = get(fill(paths::BENCHMARK_RESULTS, &[slug]), vec![]).await?;
             print(&answer["items"], format, &["runId", "runName"]);
         }
         Query::Export { slug, run_id, out } => {
             let out = out.clone().unwrap_or_else(|| PathBuf::from("."));
             let (path, document) = match run_id {
                 Some(run_id) => {
-                    let run = get(paths::run(slug, run_id), vec![]).await?;
-                    let results = get(paths::run_results(slug, run_id), vec![]).await?;
+                    let run = get(fill(paths::RUN, &[slug, run_id]), vec![]).await?;
+                    let results = get(fill(paths::RUN_RESULTS, &[slug, run_id]), vec![]).await?;
                     let document = json!({
                         "benchmarkSlug": slug,
                         "runId": run_id,
@@ -196,9 +197,9 @@ async fn execute(query: &Query, overrides: &Overrides, format: Format) -> Result
                     (out.join(format!("{slug}-{run_id}.json")), document)
                 }
                 None => {
-                    let benchmark = get(paths::benchmark(slug), vec![]).await?;
-                    let runs = get(paths::runs(slug), vec![]).await?;
-                    let results = get(paths::benchmark_results(slug), vec![]).await?;
+                    let benchmark = get(fill(paths::BENCHMARK, &[slug]), vec![]).await?;
+                    let runs = get(fill(paths::RUNS, &[slug]), vec![]).await?;
+                    let results = get(fill(paths::BENCHMARK_RESULTS, &[slug]), vec![]).await?;
                     let document = json!({
                         "benchmarkSlug": slug,
                         "benchmark": benchmark["benchmark"],
@@ -216,12 +217,9 @@ async fn execute(query: &Query, overrides: &Overrides, format: Format) -> Result
 }
 
 fn write_json(path: &Path, value: &Value) -> std::io::Result<()> {
-    if let Some(parent) = path.parent() {
-        std::fs::create_dir_all(parent)?;
-    }
     let mut text = serde_json::to_string_pretty(value)?;
     text.push('\n');
-    std::fs::write(path, text)
+    write_atomically(path, text.as_bytes(), Access::Shared)
 }
 
 /// Summary rows flattened for a table: provider, compositeScore, successRate, then each

@@ -4,12 +4,15 @@
 //! fail it, submit the run summary. The live run and `bench upload` drive the same steps;
 //! every step first looks at the ledger, so nothing is sent twice.
 
-use super::api::{Assignment, CreatedRun};
-use super::client::{ApiError, Client};
+use super::api::types::{
+    ClaimWorker, CreateArtifact, EventKind, FinishWorker, Heartbeat, PlanWorkers, Progress,
+    RunSummary, TaskResults, WorkerOutcome,
+};
+use super::client::{ApiError, Assignment, Client, CreatedRun, WorkerTarget};
 use super::spool::{Batch, Ledger};
 use bench_runtime::metrics::METRICS_FILE;
 use bench_runtime::report::results::file_name;
-use serde_json::{json, Value};
+use serde_json::{json, Map, Value};
 use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
 
@@ -140,7 +143,7 @@ impl Delivery {
     }
 
     /// Records the run summary to submit.
-    pub fn set_summary(&mut self, summary: Value) {
+    pub fn set_summary(&mut self, summary: RunSummary) {
         self.ledger.summary = Some(summary);
         self.save();
     }
@@ -209,11 +212,17 @@ impl Delivery {
                 .filter(|host| !host.is_empty())
                 .unwrap_or_else(|| "local".into());
             (
-                json!({ "workerCount": 1, "targetConcurrency": total }),
-                json!({ "processKind": "process", "processKey": process_key }),
+                PlanWorkers {
+                    worker_count: Some(1),
+                    target_concurrency: Some(total),
+                },
+                ClaimWorker {
+                    process_kind: Some("process".into()),
+                    process_key: Some(process_key),
+                },
             )
         } else {
-            (json!({}), json!({}))
+            (PlanWorkers::default(), ClaimWorker::default())
         };
         let plan_key = self.key(&format!("plan:{name}"));
         self.client
@@ -272,22 +281,15 @@ impl Delivery {
                 .range(start, batch.end)
                 .map(|record| global_index(record, assignment.task_range_start))
                 .collect();
-            let body = json!({
-                "type": "task_results",
-                "attemptId": assignment.attempt_id,
-                "sequenceNumber": batch.sequence_number,
-                "isFinal": batch.is_final,
-                "records": records,
-            });
-            let run_id = self.run_id();
-            self.client
-                .send_task_results(
-                    &self.ledger.benchmark_slug,
-                    &run_id,
-                    &assignment.worker_id,
-                    &body,
-                )
-                .await?;
+            let body = TaskResults {
+                kind: EventKind::TaskResults,
+                attempt_id: assignment.attempt_id.clone(),
+                sequence_number: batch.sequence_number,
+                is_final: batch.is_final,
+                records,
+            };
+            let target = self.target(&assignment.worker_id);
+            self.client.send_task_results(target, &body).await?;
             let entry = &mut self.ledger.participants[p];
             entry.delivered = batch.end;
             entry.next_sequence = batch.sequence_number + 1;
@@ -297,12 +299,10 @@ impl Delivery {
         }
     }
 
-    fn run_id(&self) -> String {
-        self.ledger
-            .run
-            .as_ref()
-            .map(|run| run.id.clone())
-            .unwrap_or_default()
+    /// A worker of this run.
+    fn target<'a>(&'a self, worker_id: &'a str) -> WorkerTarget<'a> {
+        let run_id = self.ledger.run.as_ref().map_or("", |run| run.id.as_str());
+        (&self.ledger.benchmark_slug, run_id, worker_id)
     }
 
     /// Sends the participant's progress (one attempt; errors ignored).
@@ -311,22 +311,17 @@ impl Delivery {
             return;
         };
         let records = &self.records[p];
-        let body = json!({
-            "attemptId": assignment.attempt_id,
-            "progressDone": records.len(),
-            "progressInFlight": 0,
-            "progressErrors": records.failed,
-            "progressTotal": self.ledger.participants[p].total_tasks,
-        });
-        let _ = self
-            .client
-            .heartbeat(
-                &self.ledger.benchmark_slug,
-                &self.run_id(),
-                &assignment.worker_id,
-                &body,
-            )
-            .await;
+        let body = Heartbeat {
+            attempt_id: assignment.attempt_id.clone(),
+            progress: Progress {
+                progress_done: records.len() as u64,
+                progress_in_flight: 0,
+                progress_errors: records.failed as u64,
+                progress_total: self.ledger.participants[p].total_tasks,
+            },
+        };
+        let target = self.target(&assignment.worker_id);
+        let _ = self.client.heartbeat(target, &body).await;
     }
 
     /// Everything after a participant's last task: the final batch, its log, its system
@@ -350,7 +345,7 @@ impl Delivery {
                     "coordinator.log",
                     "text/plain",
                     "worker.log",
-                    json!({}),
+                    Map::new(),
                     log.len(),
                 );
                 self.upload(&assignment, &artifact, &log, &format!("log:{name}"))
@@ -367,7 +362,7 @@ impl Delivery {
                 "system-metrics",
                 "application/x-ndjson",
                 "metrics.jsonl",
-                json!({}),
+                Map::new(),
                 body.len(),
             );
             self.upload(&assignment, &artifact, &body, &format!("metrics:{name}"))
@@ -377,34 +372,28 @@ impl Delivery {
         }
         if !self.ledger.participants[p].closed {
             let failed = self.records[p].failed > 0;
-            let (outcome, body) = match (failed, self.ledger.is_round_mode()) {
-                (false, _) => ("complete", json!({ "attemptId": assignment.attempt_id })),
-                (true, false) => (
-                    "fail",
-                    json!({
-                        "attemptId": assignment.attempt_id,
-                        "errorCode": "Error",
-                        "errorMessage": "One or more tasks failed",
-                    }),
-                ),
-                (true, true) => (
-                    "fail",
-                    json!({
-                        "attemptId": assignment.attempt_id,
-                        "errorCode": "ERROR",
-                        "errorMessage": "Unknown error",
-                    }),
-                ),
+            let failure = |code: &str, message: &str| FinishWorker {
+                attempt_id: assignment.attempt_id.clone(),
+                error_code: Some(code.into()),
+                error_message: Some(message.into()),
             };
-            self.client
-                .finish_worker(
-                    &self.ledger.benchmark_slug,
-                    &self.run_id(),
-                    &assignment.worker_id,
-                    outcome,
-                    &body,
-                )
-                .await?;
+            let (outcome, body) = match (failed, self.ledger.is_round_mode()) {
+                (false, _) => (
+                    WorkerOutcome::Complete,
+                    FinishWorker {
+                        attempt_id: assignment.attempt_id.clone(),
+                        error_code: None,
+                        error_message: None,
+                    },
+                ),
+                (true, false) => (
+                    WorkerOutcome::Fail,
+                    failure("Error", "One or more tasks failed"),
+                ),
+                (true, true) => (WorkerOutcome::Fail, failure("ERROR", "Unknown error")),
+            };
+            let target = self.target(&assignment.worker_id);
+            self.client.finish_worker(target, outcome, &body).await?;
             self.ledger.participants[p].closed = true;
             self.save();
         }
@@ -426,7 +415,9 @@ impl Delivery {
                     .iter()
                     .map(|entry| entry.name.as_str())
                     .collect();
-                let metadata = json!({ "scope": "shared-process", "participants": names });
+                let mut metadata = Map::new();
+                metadata.insert("scope".into(), json!("shared-process"));
+                metadata.insert("participants".into(), json!(names));
                 let artifact = artifact_body(
                     &assignment,
                     "system-metrics",
@@ -448,16 +439,11 @@ impl Delivery {
     async fn upload(
         &self,
         assignment: &Assignment,
-        artifact: &Value,
+        artifact: &CreateArtifact,
         body: &[u8],
         what: &str,
     ) -> Result<(), ApiError> {
-        let run_id = self.run_id();
-        let target = (
-            self.ledger.benchmark_slug.as_str(),
-            run_id.as_str(),
-            assignment.worker_id.as_str(),
-        );
+        let target = self.target(&assignment.worker_id);
         self.client
             .upload_artifact(
                 target,
@@ -560,17 +546,17 @@ fn artifact_body(
     kind: &str,
     content_type: &str,
     name: &str,
-    mut metadata: Value,
+    mut metadata: Map<String, Value>,
     size: usize,
-) -> Value {
-    metadata["sizeBytes"] = json!(size);
-    json!({
-        "attemptId": assignment.attempt_id,
-        "kind": kind,
-        "contentType": content_type,
-        "name": name,
-        "metadata": metadata,
-    })
+) -> CreateArtifact {
+    metadata.insert("sizeBytes".into(), json!(size));
+    CreateArtifact {
+        attempt_id: assignment.attempt_id.clone(),
+        kind: kind.into(),
+        content_type: Some(content_type.into()),
+        name: Some(name.into()),
+        metadata: Some(metadata),
+    }
 }
 
 #[cfg(test)]
@@ -606,16 +592,17 @@ mod tests {
             attempt_id: "a1".into(),
             task_range_start: 0,
         };
+        let metadata = json!({"scope": "shared-process", "participants": ["e2b", "modal"]});
         let body = artifact_body(
             &assignment,
             "system-metrics",
             "application/x-ndjson",
             "metrics.jsonl",
-            json!({"scope": "shared-process", "participants": ["e2b", "modal"]}),
+            metadata.as_object().unwrap().clone(),
             12,
         );
         assert_eq!(
-            body.to_string(),
+            serde_json::to_string(&body).unwrap(),
             r#"{"attemptId":"a1","kind":"system-metrics","contentType":"application/x-ndjson","name":"metrics.jsonl","metadata":{"scope":"shared-process","participants":["e2b","modal"],"sizeBytes":12}}"#
         );
     }

@@ -12,6 +12,7 @@ pub mod auth;
 pub mod client;
 pub mod commands;
 pub mod delivery;
+mod files;
 pub mod reporter;
 #[cfg(feature = "server")]
 pub mod serve;
@@ -19,7 +20,8 @@ pub mod spool;
 pub mod tail;
 pub mod upload;
 
-use serde_json::{json, Map, Value};
+use api::types::{BenchmarkConfig, CreateRun, RunSummary, UpsertBenchmark};
+use serde_json::{Map, Value};
 use spool::{Ledger, ParticipantLedger};
 use std::path::Path;
 
@@ -91,26 +93,21 @@ pub fn new_ledger(
         .unwrap_or_default();
     let total = total_tasks(run_json);
     let upsert = upsert.then(|| {
-        let mut config = Map::new();
-        for key in ["scoring", "display"] {
-            if let Some(value) = run_json.get(key) {
-                config.insert(key.into(), value.clone());
-            }
+        let config = BenchmarkConfig {
+            scoring: run_json.get("scoring").cloned(),
+            display: run_json.get("display").cloned(),
+        };
+        UpsertBenchmark {
+            name: run_json["benchmarkName"]
+                .as_str()
+                .unwrap_or_default()
+                .to_owned(),
+            config: (!config.is_empty()).then_some(config),
         }
-        let mut body = json!({ "name": run_json["benchmarkName"] });
-        if !config.is_empty() {
-            body["config"] = Value::Object(config);
-        }
-        body
     });
     let create_run = match run_key {
-        Some(key) => json!({ "runKey": key, "config": run_config }),
-        None => json!({
-            "totalTasks": total,
-            "workerCount": 1,
-            "participants": names,
-            "config": run_config,
-        }),
+        Some(key) => CreateRun::shared(key, Value::Object(run_config)),
+        None => CreateRun::own(total, names.clone(), Value::Object(run_config)),
     };
     Ledger {
         api_base_url: api_base_url.to_owned(),
@@ -135,20 +132,15 @@ pub fn new_ledger(
 
 /// The `submitRunSummary` body from a results directory's `summary.json`, when the run was
 /// scored: `{ run, results, scoring? }`.
-pub fn summary_body(dir: &Path) -> Option<Value> {
+pub fn summary_body(dir: &Path) -> Option<RunSummary> {
     let text = std::fs::read_to_string(dir.join("summary.json")).ok()?;
-    let summary: Value = serde_json::from_str(&text).ok()?;
-    let results = summary.get("results")?.clone();
-    let mut body = json!({ "run": summary["run"], "results": results });
-    if let Some(scoring) = summary.get("scoring").filter(|s| !s.is_null()) {
-        body["scoring"] = scoring.clone();
-    }
-    Some(body)
+    serde_json::from_str(&text).ok()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     fn run_json() -> Value {
         json!({
@@ -167,11 +159,11 @@ mod tests {
     fn an_own_run_sends_totals_and_the_upstream_run_config() {
         let ledger = new_ledger(&run_json(), "http://h/api/v1", true, None);
         assert_eq!(
-            ledger.create_run.to_string(),
+            serde_json::to_string(&ledger.create_run).unwrap(),
             r#"{"totalTasks":10,"workerCount":1,"participants":["e2b","modal"],"config":{"benchmarkSlug":"s","benchmarkName":"n","phaseIterations":5,"phases":[{"name":"cold","iterations":5},{"name":"warm","iterations":5}],"concurrency":2,"staggerDelayMs":0,"groupBy":"participant","dimensions":{"file_size":"10MB"},"participants":["e2b","modal"]}}"#
         );
         assert_eq!(
-            ledger.upsert.unwrap().to_string(),
+            serde_json::to_string(&ledger.upsert.unwrap()).unwrap(),
             r#"{"name":"n","config":{"display":{"metrics":[]}}}"#
         );
         assert_eq!(ledger.participants.len(), 2);
@@ -182,8 +174,8 @@ mod tests {
     #[test]
     fn a_shared_run_sends_only_its_key_and_config() {
         let ledger = new_ledger(&run_json(), "http://h/api/v1", false, Some("ci-123"));
-        assert_eq!(ledger.create_run["runKey"], "ci-123");
-        assert!(ledger.create_run.get("totalTasks").is_none());
+        assert_eq!(ledger.create_run.run_key.as_deref(), Some("ci-123"));
+        assert_eq!(ledger.create_run.total_tasks, None);
         assert_eq!(ledger.upsert, None);
         assert!(!ledger.participants[1].registered);
         assert_eq!(ledger.participants[1].total_tasks, 10);
@@ -199,7 +191,7 @@ mod tests {
         )
         .unwrap();
         assert_eq!(
-            summary_body(dir.path()).unwrap().to_string(),
+            serde_json::to_string(&summary_body(dir.path()).unwrap()).unwrap(),
             r#"{"run":{"triggeredBy":"manual"},"results":[{"provider":"a"}],"scoring":{"metrics":[]}}"#
         );
         std::fs::write(

@@ -82,8 +82,14 @@ impl PlatformRun {
         let mut delivery = Delivery::new(client, ledger, dir, Vec::new());
         match delivery.ensure_run().await {
             Ok(run) => {
-                let created = match delivery.ledger().create_run.get("runKey") {
-                    Some(key) => format!("Shared run (key {key}): {} ({})", run.name, run.id),
+                let created = match &delivery.ledger().create_run.run_key {
+                    // The key quoted as JSON, as upstream prints it.
+                    Some(key) => format!(
+                        "Shared run (key {}): {} ({})",
+                        Value::from(key.as_str()),
+                        run.name,
+                        run.id
+                    ),
                     None => format!("Run created: {} ({})", run.name, run.id),
                 };
                 console.line(&created);

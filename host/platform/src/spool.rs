@@ -4,10 +4,11 @@
 //! later `bench upload` sends the rest — every record exactly once, because a batch is
 //! re-sent with the same `sequenceNumber` and the same records.
 
-use super::api::{Assignment, CreatedRun};
+use super::api::types::{CreateRun, RunSummary, UpsertBenchmark};
+use super::client::{Assignment, CreatedRun};
+use super::files::{write_atomically, Access};
 use anyhow::{Context as _, Result};
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 use std::path::{Path, PathBuf};
 
 /// The ledger's file name.
@@ -89,9 +90,9 @@ pub struct Ledger {
     pub group_by: String,
     /// The `upsertBenchmark` body still to send (`None` once sent, or when the identity is
     /// not ours).
-    pub upsert: Option<Value>,
+    pub upsert: Option<UpsertBenchmark>,
     /// The `createRun` body.
-    pub create_run: Value,
+    pub create_run: CreateRun,
     /// The platform run, once created.
     pub run: Option<CreatedRun>,
     /// Per participant, in config order.
@@ -99,7 +100,7 @@ pub struct Ledger {
     /// Round mode: the shared system-metrics artifact was uploaded.
     pub shared_metrics_uploaded: bool,
     /// The run summary body still to send, once scoring produced one.
-    pub summary: Option<Value>,
+    pub summary: Option<RunSummary>,
     /// The run summary was acknowledged.
     pub summary_submitted: bool,
 }
@@ -127,16 +128,12 @@ impl Ledger {
         }
     }
 
-    /// Writes the ledger atomically (a temporary file renamed over the old one), so a crash
-    /// leaves either the old or the new state.
+    /// Writes the ledger atomically, so a crash leaves either the old or the new state.
     pub fn save(&self, dir: &Path) -> Result<()> {
         let path = Self::path(dir);
-        let temporary = dir.join(format!(".{LEDGER_FILE}.tmp"));
         let mut text = serde_json::to_string_pretty(self)?;
         text.push('\n');
-        std::fs::write(&temporary, text)
-            .with_context(|| format!("cannot write {}", temporary.display()))?;
-        std::fs::rename(&temporary, &path)
+        write_atomically(&path, text.as_bytes(), Access::Shared)
             .with_context(|| format!("cannot write {}", path.display()))
     }
 }
@@ -161,8 +158,11 @@ mod tests {
             benchmark_slug: "s".into(),
             local_run_id: "20260101T000000Z-0001".into(),
             group_by: "participant".into(),
-            upsert: Some(json!({"name": "S"})),
-            create_run: json!({"runKey": "k", "config": {}}),
+            upsert: Some(UpsertBenchmark {
+                name: "S".into(),
+                config: None,
+            }),
+            create_run: CreateRun::shared("k", json!({})),
             run: None,
             participants: vec![participant],
             shared_metrics_uploaded: false,
@@ -173,6 +173,10 @@ mod tests {
         let back = Ledger::load(dir.path()).unwrap().unwrap();
         assert_eq!(back, ledger);
         assert!(!back.participants[0].registered);
-        assert!(!dir.path().join(".platform.json.tmp").exists());
+        let names: Vec<_> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|entry| entry.unwrap().file_name())
+            .collect();
+        assert_eq!(names, [LEDGER_FILE], "no temporary file is left");
     }
 }

@@ -3,26 +3,22 @@
 //! `BENCHMARKS_PLATFORM_URL=http://127.0.0.1:PORT bench run …` works on one machine.
 
 mod db;
-mod routes;
+mod extract;
+mod refusal;
+mod router;
 
-use db::Store;
-
-use anyhow::{Context as _, Result};
-use axum::extract::DefaultBodyLimit;
-use axum::Router;
+use anyhow::{anyhow, Context as _, Result};
+use db::{Database, Store};
 use std::io::Write;
 use std::net::{IpAddr, SocketAddr};
 use std::path::Path;
-use std::sync::{Arc, Mutex};
-
-/// Largest request body (artifacts are uploaded whole).
-const MAX_BODY_BYTES: usize = 256 * 1024 * 1024;
 
 /// Opens (or creates) the database, optionally creates an API key and prints it, then
 /// serves on `host:port` until interrupted. Port 0 picks a free port; the first line
 /// printed is `Listening on http://HOST:PORT`.
 pub async fn serve(db: &Path, host: IpAddr, port: u16, create_key: bool) -> Result<()> {
     let store = Store::open(db).with_context(|| format!("cannot open {}", db.display()))?;
+    let database = Database::new(store);
     let listener = tokio::net::TcpListener::bind(SocketAddr::new(host, port))
         .await
         .with_context(|| format!("cannot listen on {host}:{port}"))?;
@@ -30,18 +26,15 @@ pub async fn serve(db: &Path, host: IpAddr, port: u16, create_key: bool) -> Resu
     let mut out = std::io::stdout();
     writeln!(out, "Listening on http://{address}")?;
     if create_key {
-        writeln!(out, "API key: {}", store.create_key()?)?;
+        let key = database
+            .run(|store| store.create_key())
+            .await
+            .map_err(|refusal| anyhow!("cannot create an API key: {}", refusal.message))?;
+        writeln!(out, "API key: {key}")?;
     }
     writeln!(out, "Database: {}", db.display())?;
     out.flush()?;
-    let app = Arc::new(routes::App {
-        store: Mutex::new(store),
-    });
-    let router = Router::new()
-        .fallback(routes::handle)
-        .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
-        .with_state(app);
-    axum::serve(listener, router)
+    axum::serve(listener, router::router(database))
         .with_graceful_shutdown(async {
             let _ = tokio::signal::ctrl_c().await;
         })

@@ -1,11 +1,16 @@
 //! The platform HTTP transport (spec §6.1): bearer auth, org headers, JSON bodies, upstream
 //! error messages — plus what upstream lacks: bounded retries with exponential backoff and
-//! jitter for failures worth retrying (no answer, 408, 429, 5xx).
+//! jitter for failures worth retrying (no answer, 408, 429, 5xx). The typed calls of each
+//! endpoint are in `endpoints.rs`.
+
+mod endpoints;
+
+pub use endpoints::{Assignment, CreatedRun, WorkerTarget};
 
 use super::auth::Auth;
 use reqwest::{Method, StatusCode};
-use serde_json::{Map, Value};
-use std::hash::{BuildHasher, Hasher};
+use serde::de::DeserializeOwned;
+use serde::Serialize;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
@@ -50,17 +55,11 @@ impl Default for Retry {
     }
 }
 
-/// A uniformly distributed number in [0, 1) (std's randomly seeded hasher; good enough for
-/// jitter).
+/// A uniformly distributed number in [0, 1), from the operating system's generator (0
+/// when it fails: the delay is then the shortest, never wrong).
 fn random_unit() -> f64 {
-    let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
-    hasher.write_u128(
-        std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.as_nanos())
-            .unwrap_or_default(),
-    );
-    (hasher.finish() >> 11) as f64 / (1u64 << 53) as f64
+    let random = getrandom::u64().unwrap_or_default();
+    (random >> 11) as f64 / (1u64 << 53) as f64
 }
 
 /// A failed platform call; `Display` is upstream's message.
@@ -157,70 +156,74 @@ impl Client {
         self.offline.store(false, Ordering::Relaxed);
     }
 
-    /// Sends a JSON request to `apiBaseUrl + path` and returns the JSON answer (`{}` for an
-    /// empty body), retrying as configured. `idempotency_key` is sent as `Idempotency-Key`,
-    /// so a retried create returns what the first attempt created.
-    pub async fn call(
+    /// Sends a request to `apiBaseUrl + path` with a JSON body and reads the JSON answer
+    /// (`{}` for an empty body) as `A`, retrying as configured. `idempotency_key` is sent as
+    /// `Idempotency-Key`, so a retried create returns what the first attempt created.
+    pub async fn call<A: DeserializeOwned>(
         &self,
         method: Method,
         path: &str,
-        body: Option<&Value>,
+        body: Option<&(impl Serialize + ?Sized)>,
         idempotency_key: Option<&str>,
-    ) -> Result<Value, ApiError> {
+    ) -> Result<A, ApiError> {
         self.send(method, path, body, idempotency_key, self.retry)
             .await
     }
 
     /// [`Client::call`] with a single attempt (heartbeats: the next one follows soon).
-    pub async fn call_once(
+    pub async fn call_once<A: DeserializeOwned>(
         &self,
         method: Method,
         path: &str,
-        body: Option<&Value>,
-    ) -> Result<Value, ApiError> {
+        body: Option<&(impl Serialize + ?Sized)>,
+    ) -> Result<A, ApiError> {
         self.send(method, path, body, None, Retry::ONCE).await
     }
 
-    async fn send(
+    async fn send<A: DeserializeOwned>(
         &self,
         method: Method,
         path: &str,
-        body: Option<&Value>,
+        body: Option<&(impl Serialize + ?Sized)>,
         idempotency_key: Option<&str>,
         retry: Retry,
-    ) -> Result<Value, ApiError> {
+    ) -> Result<A, ApiError> {
         let url = format!("{}{path}", self.api_base_url);
-        self.with_retries(retry, || async {
-            let mut request = self
-                .http
-                .request(method.clone(), &url)
-                .header("Content-Type", "application/json")
-                .bearer_auth(&self.bearer);
-            if let Some(slug) = &self.org_slug {
-                request = request.header("X-Org-Slug", slug);
-            } else if let Some(id) = &self.org_id {
-                request = request.header("X-Organization-Id", id);
-            }
-            if let Some(key) = idempotency_key {
-                request = request.header("Idempotency-Key", key);
-            }
-            if let Some(body) = body {
-                request = request.body(body.to_string());
-            }
-            let response = request.send().await.map_err(transport)?;
-            let status = response.status();
-            let text = response.text().await.map_err(transport)?;
-            if !status.is_success() {
-                return Err(status_error(status, text));
-            }
-            if text.trim().is_empty() {
-                return Ok(Value::Object(Map::new()));
-            }
-            serde_json::from_str(&text).map_err(|error| {
-                ApiError::Protocol(format!("The platform answered with invalid JSON: {error}"))
+        let body = body
+            .map(serde_json::to_string)
+            .transpose()
+            .map_err(|error| ApiError::Protocol(format!("Cannot encode the request: {error}")))?;
+        let text = self
+            .with_retries(retry, || async {
+                let mut request = self
+                    .http
+                    .request(method.clone(), &url)
+                    .header("Content-Type", "application/json")
+                    .bearer_auth(&self.bearer);
+                if let Some(slug) = &self.org_slug {
+                    request = request.header("X-Org-Slug", slug);
+                } else if let Some(id) = &self.org_id {
+                    request = request.header("X-Organization-Id", id);
+                }
+                if let Some(key) = idempotency_key {
+                    request = request.header("Idempotency-Key", key);
+                }
+                if let Some(body) = &body {
+                    request = request.body(body.clone());
+                }
+                let response = request.send().await.map_err(transport)?;
+                let status = response.status();
+                let text = response.text().await.map_err(transport)?;
+                if !status.is_success() {
+                    return Err(status_error(status, text));
+                }
+                Ok(text)
             })
+            .await?;
+        let text = if text.trim().is_empty() { "{}" } else { &text };
+        serde_json::from_str(text).map_err(|error| {
+            ApiError::Protocol(format!("The platform answered with invalid JSON: {error}"))
         })
-        .await
     }
 
     /// PUTs raw bytes to a presigned upload URL (no auth header).
@@ -292,30 +295,9 @@ fn status_error(status: StatusCode, body: String) -> ApiError {
     }
 }
 
-/// A path segment encoded as JavaScript's `encodeURIComponent` does.
-pub fn segment(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for byte in text.bytes() {
-        if byte.is_ascii_alphanumeric() || b"-_.!~*'()".contains(&byte) {
-            out.push(byte as char);
-        } else {
-            out.push_str(&format!("%{byte:02X}"));
-        }
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn segments_are_encoded_like_encode_uri_component() {
-        assert_eq!(segment("e2b"), "e2b");
-        assert_eq!(segment("a b/c?d"), "a%20b%2Fc%3Fd");
-        assert_eq!(segment("it's(ok)!"), "it's(ok)!");
-        assert_eq!(segment("é"), "%C3%A9");
-    }
 
     #[test]
     fn backoff_doubles_is_capped_and_jittered() {
@@ -367,7 +349,7 @@ mod tests {
         let client = Client::new(&auth, retry).unwrap();
         let started = std::time::Instant::now();
         let error = client
-            .call(Method::GET, "/me", None, None)
+            .call::<serde_json::Value>(Method::GET, "/me", None::<&()>, None)
             .await
             .unwrap_err();
         assert!(matches!(error, ApiError::Transport(_)), "{error}");

@@ -1,0 +1,202 @@
+//! Artifacts of workers (logs, system metrics): created with a secret token, their body
+//! uploaded to and downloaded from the token's URL.
+
+use super::{json_column, now, random_hex, random_id, Refusal, Store};
+use crate::api::types::{Acknowledged, Artifact, CreateArtifact, Items};
+use rusqlite::{params, OptionalExtension};
+use serde_json::Value;
+
+/// An artifact and the token of its transfer URLs.
+pub(crate) type WithToken = (Artifact, String);
+
+impl Store {
+    /// `POST .../workers/{w}/artifacts`: a new artifact and the token to upload it with.
+    pub(crate) fn create_artifact(
+        &self,
+        slug: &str,
+        run_id: &str,
+        worker_id: &str,
+        body: &CreateArtifact,
+    ) -> Result<WithToken, Refusal> {
+        self.run(slug, run_id)?;
+        self.worker(run_id, worker_id)?;
+        let id = random_id("art")?;
+        let token = random_hex(16)?;
+        let metadata = body
+            .metadata
+            .as_ref()
+            .map(|metadata| Value::Object(metadata.clone()).to_string());
+        self.db.execute(
+            "INSERT INTO artifacts (id, run_id, worker_id, attempt_id, kind, name, content_type, metadata, token, created_at)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+            params![
+                id,
+                run_id,
+                worker_id,
+                body.attempt_id,
+                body.kind,
+                body.name,
+                body.content_type,
+                metadata,
+                token,
+                now()
+            ],
+        )?;
+        Ok((self.artifact(&id)?, token))
+    }
+
+    fn artifact(&self, id: &str) -> Result<Artifact, Refusal> {
+        self.db
+            .query_row(
+                "SELECT id, worker_id, kind, name, content_type, metadata, size_bytes, created_at, uploaded_at
+                 FROM artifacts WHERE id = ?1",
+                [id],
+                |row| {
+                    Ok(Artifact {
+                        id: row.get(0)?,
+                        worker_id: row.get(1)?,
+                        kind: row.get(2)?,
+                        name: row.get(3)?,
+                        content_type: row.get(4)?,
+                        metadata: json_column(row.get(5)?),
+                        size_bytes: row.get(6)?,
+                        created_at: row.get(7)?,
+                        uploaded_at: row.get(8)?,
+                        upload_url: None,
+                    })
+                },
+            )
+            .optional()?
+            .ok_or_else(|| Refusal::not_found("Artifact"))
+    }
+
+    /// `PUT /uploads/{token}`: stores (replaces) an artifact's body.
+    pub(crate) fn upload(&self, token: &str, body: &[u8]) -> Result<Acknowledged, Refusal> {
+        let changed = self.db.execute(
+            "UPDATE artifacts SET body = ?1, size_bytes = ?2, uploaded_at = ?3 WHERE token = ?4",
+            params![body, body.len(), now(), token],
+        )?;
+        if changed == 0 {
+            return Err(Refusal::not_found("Upload"));
+        }
+        Ok(Acknowledged { ok: true })
+    }
+
+    /// `GET /downloads/{token}`: an uploaded artifact's content type and body.
+    pub(crate) fn download(&self, token: &str) -> Result<(String, Vec<u8>), Refusal> {
+        self.db
+            .query_row(
+                "SELECT content_type, body FROM artifacts WHERE token = ?1 AND body IS NOT NULL",
+                [token],
+                |row| {
+                    let content_type: Option<String> = row.get(0)?;
+                    let content_type =
+                        content_type.unwrap_or_else(|| "application/octet-stream".into());
+                    Ok((content_type, row.get(1)?))
+                },
+            )
+            .optional()?
+            .ok_or_else(|| Refusal::not_found("Download"))
+    }
+
+    /// `GET .../runs/{runId}/artifacts`, or those of one worker, in creation order.
+    pub(crate) fn list_artifacts(
+        &self,
+        slug: &str,
+        run_id: &str,
+        worker_id: Option<&str>,
+    ) -> Result<Items<Artifact>, Refusal> {
+        self.run(slug, run_id)?;
+        let ids: Vec<String> = self.rows(
+            "SELECT id FROM artifacts WHERE run_id = ?1 AND (?2 IS NULL OR worker_id = ?2) ORDER BY rowid",
+            params![run_id, worker_id],
+            |row| row.get(0),
+        )?;
+        let items = ids
+            .iter()
+            .map(|id| self.artifact(id))
+            .collect::<Result<_, _>>()?;
+        Ok(Items { items })
+    }
+
+    /// `GET .../artifacts/{a}`: an artifact of the run and the token to download it with.
+    pub(crate) fn get_artifact(
+        &self,
+        slug: &str,
+        run_id: &str,
+        artifact_id: &str,
+    ) -> Result<WithToken, Refusal> {
+        self.run(slug, run_id)?;
+        let token: String = self
+            .db
+            .query_row(
+                "SELECT token FROM artifacts WHERE id = ?1 AND run_id = ?2",
+                [artifact_id, run_id],
+                |row| row.get(0),
+            )
+            .optional()?
+            .ok_or_else(|| Refusal::not_found("Artifact"))?;
+        Ok((self.artifact(artifact_id)?, token))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::tests::store;
+    use super::*;
+    use crate::api::types::{ClaimWorker, CreateRun, PlanWorkers, UpsertBenchmark};
+    use serde_json::json;
+
+    #[test]
+    fn an_artifact_body_goes_up_and_comes_back_by_token() {
+        let (_dir, store) = store();
+        let benchmark = UpsertBenchmark {
+            name: "S".into(),
+            config: None,
+        };
+        store.upsert_benchmark("s", &benchmark).unwrap();
+        let own = CreateRun::own(1, vec!["e2b".into()], json!({}));
+        let run_id = store.create_run("s", &own).unwrap().run.id;
+        store
+            .plan_workers("s", &run_id, "e2b", &PlanWorkers::default())
+            .unwrap();
+        let assignment = store
+            .claim_worker("s", &run_id, "e2b", &ClaimWorker::default())
+            .unwrap()
+            .assignment
+            .unwrap();
+        let worker_id = assignment.worker_id.unwrap();
+        let body = CreateArtifact {
+            attempt_id: assignment.attempt_id.unwrap(),
+            kind: "coordinator.log".into(),
+            content_type: Some("text/plain".into()),
+            name: Some("worker.log".into()),
+            metadata: json!({"sizeBytes": 5}).as_object().cloned(),
+        };
+        let (artifact, token) = store
+            .create_artifact("s", &run_id, &worker_id, &body)
+            .unwrap();
+        assert_eq!(artifact.size_bytes, None);
+        assert_eq!(
+            store.download(&token).unwrap_err(),
+            Refusal::not_found("Download")
+        );
+        store.upload(&token, b"hello").unwrap();
+        assert_eq!(
+            store.download(&token).unwrap(),
+            ("text/plain".to_owned(), b"hello".to_vec())
+        );
+        let (stored, same_token) = store.get_artifact("s", &run_id, &artifact.id).unwrap();
+        assert_eq!(same_token, token);
+        assert_eq!(stored.size_bytes, Some(5));
+        assert_eq!(stored.metadata, json!({"sizeBytes": 5}));
+        let listed = store
+            .list_artifacts("s", &run_id, Some("wk_other"))
+            .unwrap();
+        assert!(listed.items.is_empty());
+        assert_eq!(
+            store.upload("nope", b"x").unwrap_err(),
+            Refusal::not_found("Upload")
+        );
+    }
+}

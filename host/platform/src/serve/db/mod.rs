@@ -1,0 +1,205 @@
+//! The self-hosted platform's storage: one SQLite database holding API keys, benchmarks,
+//! runs, participants, workers, task-result batches, artifacts and run summaries. Each
+//! operation is a method of [`Store`] that returns the API's answer (or a [`Refusal`]);
+//! [`Database`] runs them on blocking threads, one transaction per request, never on the
+//! async workers.
+
+mod artifacts;
+mod keys;
+mod results;
+mod runs;
+mod schema;
+mod workers;
+
+pub(crate) use keys::Caller;
+
+use super::refusal::Refusal;
+use crate::api::types::Page;
+use bench_runtime::js;
+use rusqlite::Connection;
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+use std::time::SystemTime;
+
+/// Items of a list when the query names no `limit`.
+const DEFAULT_LIMIT: u32 = 50;
+
+/// One connection to the database of a self-hosted platform.
+pub(crate) struct Store {
+    db: Connection,
+}
+
+impl Store {
+    /// Opens (creating if needed) the database file.
+    pub(crate) fn open(path: &Path) -> rusqlite::Result<Self> {
+        let db = Connection::open(path)?;
+        schema::apply(&db)?;
+        Ok(Self { db })
+    }
+
+    /// Every row of a query, mapped.
+    fn rows<T>(
+        &self,
+        sql: &str,
+        params: impl rusqlite::Params,
+        map: impl FnMut(&rusqlite::Row<'_>) -> rusqlite::Result<T>,
+    ) -> Result<Vec<T>, Refusal> {
+        let mut statement = self.db.prepare(sql)?;
+        let rows = statement
+            .query_map(params, map)?
+            .collect::<Result<_, _>>()?;
+        Ok(rows)
+    }
+}
+
+/// The store, shared by the request handlers.
+#[derive(Clone)]
+pub(crate) struct Database {
+    store: Arc<Mutex<Store>>,
+}
+
+impl Database {
+    /// Serves requests from `store`.
+    pub(crate) fn new(store: Store) -> Self {
+        Self {
+            store: Arc::new(Mutex::new(store)),
+        }
+    }
+
+    /// Runs `job` on a blocking thread, in one transaction: committed when it succeeds,
+    /// rolled back when it refuses.
+    pub(crate) async fn run<T, F>(&self, job: F) -> Result<T, Refusal>
+    where
+        T: Send + 'static,
+        F: FnOnce(&Store) -> Result<T, Refusal> + Send + 'static,
+    {
+        let store = Arc::clone(&self.store);
+        tokio::task::spawn_blocking(move || {
+            let store = store
+                .lock()
+                .map_err(|_| Refusal::internal("The database lock is poisoned."))?;
+            let transaction = store.db.unchecked_transaction()?;
+            let answer = job(&store)?;
+            transaction.commit()?;
+            Ok(answer)
+        })
+        .await
+        .map_err(|error| Refusal::internal(format!("The database task failed: {error}")))?
+    }
+
+    /// [`Database::run`], answered once per idempotency key: a repeat gets the first
+    /// answer back and `job` does not run again.
+    pub(crate) async fn run_once<T, F>(&self, key: Option<String>, job: F) -> Result<T, Refusal>
+    where
+        T: Serialize + DeserializeOwned + Send + 'static,
+        F: FnOnce(&Store) -> Result<T, Refusal> + Send + 'static,
+    {
+        self.run(move |store| {
+            let Some(key) = key else {
+                return job(store);
+            };
+            if let Some(answer) = store.replay(&key)? {
+                return Ok(answer);
+            }
+            let answer = job(store)?;
+            store.remember(&key, &answer)?;
+            Ok(answer)
+        })
+        .await
+    }
+}
+
+/// `LIMIT` and `OFFSET` of a page.
+fn bounds(page: Page) -> (u32, u32) {
+    (
+        page.limit.unwrap_or(DEFAULT_LIMIT),
+        page.offset.unwrap_or_default(),
+    )
+}
+
+/// The current time as the API writes it.
+fn now() -> String {
+    js::iso_timestamp(SystemTime::now())
+}
+
+/// `<prefix>_` and 16 random hex digits.
+fn random_id(prefix: &str) -> Result<String, Refusal> {
+    Ok(format!("{prefix}_{}", random_hex(8)?))
+}
+
+/// `n` random bytes as hex, from the operating system's generator.
+fn random_hex(n: usize) -> Result<String, Refusal> {
+    let mut bytes = vec![0u8; n];
+    getrandom::fill(&mut bytes)
+        .map_err(|error| Refusal::internal(format!("no random numbers: {error}")))?;
+    Ok(hex::encode(bytes))
+}
+
+/// A stored JSON column, or null when absent or unreadable.
+fn json_column(text: Option<String>) -> serde_json::Value {
+    typed_column(text).unwrap_or_default()
+}
+
+/// A stored JSON column as `T`, or `None` when absent or not a `T`.
+fn typed_column<T: DeserializeOwned>(text: Option<String>) -> Option<T> {
+    text.and_then(|text| serde_json::from_str(&text).ok())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A store on a fresh database file.
+    pub(super) fn store() -> (tempfile::TempDir, Store) {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&dir.path().join("bench.db")).unwrap();
+        (dir, store)
+    }
+
+    #[tokio::test]
+    async fn a_refused_job_leaves_nothing_behind() {
+        let (_dir, store) = store();
+        let database = Database::new(store);
+        let refused = database
+            .run(|store| {
+                store.db.execute(
+                    "INSERT INTO summaries (run_id, body, submitted_at) VALUES ('r', '{}', 'now')",
+                    [],
+                )?;
+                Err::<(), _>(Refusal::conflict("no"))
+            })
+            .await;
+        assert_eq!(refused, Err(Refusal::conflict("no")));
+        let count = database
+            .run(|store| {
+                Ok(store
+                    .db
+                    .query_row("SELECT COUNT(*) FROM summaries", [], |row| {
+                        row.get::<_, i64>(0)
+                    })?)
+            })
+            .await
+            .unwrap();
+        assert_eq!(count, 0);
+    }
+
+    #[tokio::test]
+    async fn a_repeated_idempotency_key_gets_the_first_answer() {
+        let (_dir, store) = store();
+        let database = Database::new(store);
+        let key = || Some("bp_1 /path k".to_owned());
+        let first: String = database
+            .run_once(key(), |_| random_id("run"))
+            .await
+            .unwrap();
+        let second: String = database
+            .run_once(key(), |_| random_id("run"))
+            .await
+            .unwrap();
+        assert_eq!(first, second);
+        let other: String = database.run_once(None, |_| random_id("run")).await.unwrap();
+        assert_ne!(first, other);
+    }
+}

@@ -1,0 +1,304 @@
+//! What runs produce: batches of task records (each stored once), run summaries, and the
+//! results read back from them.
+
+use super::{bounds, json_column, now, random_id, typed_column, Refusal, Store};
+use crate::api::types::{
+    Acknowledged, BenchmarkResult, Items, Page, RunResults, RunSummary, TaskCounts, TaskResults,
+    TaskResultsAnswer, MAX_BATCH_RECORDS,
+};
+use rusqlite::{params, OptionalExtension};
+use serde_json::{Map, Value};
+
+impl Store {
+    /// `POST .../workers/{w}/events`: a batch of task records of the current attempt,
+    /// stored once per `(attemptId, sequenceNumber)`; a repeat is acknowledged as a
+    /// duplicate.
+    pub(crate) fn task_results(
+        &self,
+        slug: &str,
+        run_id: &str,
+        worker_id: &str,
+        body: &TaskResults,
+    ) -> Result<TaskResultsAnswer, Refusal> {
+        self.run(slug, run_id)?;
+        let worker = self.attempt(run_id, worker_id, &body.attempt_id)?;
+        if body.records.len() > MAX_BATCH_RECORDS {
+            return Err(Refusal::bad_request(format!(
+                "Benchmark task result batches are limited to {MAX_BATCH_RECORDS} records."
+            )));
+        }
+        let existing: Option<String> = self
+            .db
+            .query_row(
+                "SELECT id FROM event_batches WHERE worker_id = ?1 AND attempt_id = ?2 AND sequence_number = ?3",
+                params![worker_id, body.attempt_id, body.sequence_number],
+                |row| row.get(0),
+            )
+            .optional()?;
+        if let Some(id) = existing {
+            return Ok(TaskResultsAnswer {
+                accepted: 0,
+                event_batch_id: id,
+                queued: false,
+                duplicate: true,
+            });
+        }
+        let id = random_id("evb")?;
+        self.db.execute(
+            "INSERT INTO event_batches (id, worker_id, attempt_id, sequence_number, is_final, record_count, received_at)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+            params![
+                id,
+                worker_id,
+                body.attempt_id,
+                body.sequence_number,
+                body.is_final,
+                body.records.len(),
+                now()
+            ],
+        )?;
+        let mut insert = self.db.prepare(
+            "INSERT INTO task_results (run_id, participant, worker_id, batch_id, task_index, status, record)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+        )?;
+        for record in &body.records {
+            insert.execute(params![
+                run_id,
+                worker.participant,
+                worker_id,
+                id,
+                record["taskIndex"].as_i64(),
+                record["status"].as_str(),
+                record.to_string()
+            ])?;
+        }
+        Ok(TaskResultsAnswer {
+            accepted: body.records.len(),
+            event_batch_id: id,
+            queued: false,
+            duplicate: false,
+        })
+    }
+
+    /// `GET .../runs/{runId}/iterations?type=tasks[&participant=p]`: the stored task
+    /// records, each with its participant first, per participant in arrival order.
+    pub(crate) fn task_records(
+        &self,
+        slug: &str,
+        run_id: &str,
+        participant: Option<&str>,
+    ) -> Result<Items<Value>, Refusal> {
+        self.run(slug, run_id)?;
+        let items = self.rows(
+            "SELECT t.participant, t.record FROM task_results t
+             LEFT JOIN participants p ON p.run_id = t.run_id AND p.name = t.participant
+             WHERE t.run_id = ?1 AND (?2 IS NULL OR t.participant = ?2)
+             ORDER BY p.position, t.seq",
+            params![run_id, participant],
+            |row| {
+                let mut item = Map::new();
+                item.insert("participant".into(), Value::String(row.get(0)?));
+                if let Value::Object(fields) = json_column(row.get(1)?) {
+                    item.extend(fields);
+                }
+                Ok(Value::Object(item))
+            },
+        )?;
+        Ok(Items { items })
+    }
+
+    /// `POST .../runs/{runId}/summary`: stores (replaces) the run summary.
+    pub(crate) fn submit_summary(
+        &self,
+        slug: &str,
+        run_id: &str,
+        body: &RunSummary,
+    ) -> Result<Acknowledged, Refusal> {
+        self.run(slug, run_id)?;
+        let text = serde_json::to_string(body)
+            .map_err(|error| Refusal::bad_request(format!("summary: {error}")))?;
+        self.db.execute(
+            "INSERT OR REPLACE INTO summaries (run_id, body, submitted_at) VALUES (?1, ?2, ?3)",
+            params![run_id, text, now()],
+        )?;
+        Ok(Acknowledged { ok: true })
+    }
+
+    fn summary(&self, run_id: &str) -> Result<Option<RunSummary>, Refusal> {
+        let text = self
+            .db
+            .query_row(
+                "SELECT body FROM summaries WHERE run_id = ?1",
+                [run_id],
+                |row| row.get(0),
+            )
+            .optional()?;
+        Ok(typed_column(text))
+    }
+
+    /// `GET .../runs/{runId}/results`: the run, its submitted summary and task counts.
+    pub(crate) fn run_results(&self, slug: &str, run_id: &str) -> Result<RunResults, Refusal> {
+        let run = self.run(slug, run_id)?;
+        let summary = self.summary(run_id)?;
+        let tasks = self.rows(
+            "SELECT participant, COUNT(*), COALESCE(SUM(status = 'success'), 0) FROM task_results
+             WHERE run_id = ?1 GROUP BY participant",
+            [run_id],
+            |row| {
+                Ok(TaskCounts {
+                    participant: row.get(0)?,
+                    tasks: row.get(1)?,
+                    succeeded: row.get(2)?,
+                })
+            },
+        )?;
+        let (summary, results, scoring) = match summary {
+            Some(summary) => (
+                summary.run,
+                summary.results,
+                summary.scoring.unwrap_or_default(),
+            ),
+            None => (Value::Null, Vec::new(), Value::Null),
+        };
+        Ok(RunResults {
+            run,
+            summary,
+            results,
+            scoring,
+            tasks,
+        })
+    }
+
+    /// `GET /benchmarks/{slug}/results`: the summary rows of each scored run, newest first.
+    pub(crate) fn benchmark_results(
+        &self,
+        slug: &str,
+        page: Page,
+    ) -> Result<Items<BenchmarkResult>, Refusal> {
+        self.get_benchmark(slug)?;
+        let (limit, offset) = bounds(page);
+        let items = self.rows(
+            "SELECT r.id, r.name, s.body FROM summaries s JOIN runs r ON r.id = s.run_id
+             WHERE r.benchmark_slug = ?1 ORDER BY r.created_at DESC, r.rowid DESC LIMIT ?2 OFFSET ?3",
+            params![slug, limit, offset],
+            |row| {
+                let summary: Option<RunSummary> = typed_column(row.get(2)?);
+                Ok(BenchmarkResult {
+                    run_id: row.get(0)?,
+                    run_name: row.get(1)?,
+                    results: summary.map_or(Value::Null, |summary| summary.results.into()),
+                })
+            },
+        )?;
+        Ok(Items { items })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::tests::store;
+    use super::*;
+    use crate::api::types::{ClaimWorker, CreateRun, EventKind, PlanWorkers, UpsertBenchmark};
+    use serde_json::json;
+
+    /// An own run of benchmark `s` with participant `e2b`, claimed: run, worker, attempt.
+    fn claimed(store: &Store) -> (String, String, String) {
+        let benchmark = UpsertBenchmark {
+            name: "S".into(),
+            config: None,
+        };
+        store.upsert_benchmark("s", &benchmark).unwrap();
+        let own = CreateRun::own(2, vec!["e2b".into()], json!({}));
+        let run_id = store.create_run("s", &own).unwrap().run.id;
+        store
+            .plan_workers("s", &run_id, "e2b", &PlanWorkers::default())
+            .unwrap();
+        let assignment = store
+            .claim_worker("s", &run_id, "e2b", &ClaimWorker::default())
+            .unwrap()
+            .assignment
+            .unwrap();
+        (
+            run_id,
+            assignment.worker_id.unwrap(),
+            assignment.attempt_id.unwrap(),
+        )
+    }
+
+    #[test]
+    fn a_batch_is_stored_once_and_read_back_with_its_participant() {
+        let (_dir, store) = store();
+        let (run_id, worker_id, attempt_id) = claimed(&store);
+        let batch = TaskResults {
+            kind: EventKind::TaskResults,
+            attempt_id,
+            sequence_number: 0,
+            is_final: true,
+            records: vec![json!({"taskIndex": 0, "status": "success"})],
+        };
+        let first = store
+            .task_results("s", &run_id, &worker_id, &batch)
+            .unwrap();
+        assert_eq!((first.accepted, first.duplicate), (1, false));
+        let repeat = store
+            .task_results("s", &run_id, &worker_id, &batch)
+            .unwrap();
+        assert_eq!((repeat.accepted, repeat.duplicate), (0, true));
+        assert_eq!(repeat.event_batch_id, first.event_batch_id);
+        let records = store.task_records("s", &run_id, None).unwrap();
+        assert_eq!(
+            serde_json::to_string(&records.items).unwrap(),
+            r#"[{"participant":"e2b","taskIndex":0,"status":"success"}]"#
+        );
+        let results = store.run_results("s", &run_id).unwrap();
+        assert_eq!(
+            results.tasks,
+            [TaskCounts {
+                participant: "e2b".into(),
+                tasks: 1,
+                succeeded: 1
+            }]
+        );
+    }
+
+    #[test]
+    fn an_oversized_batch_is_refused() {
+        let (_dir, store) = store();
+        let (run_id, worker_id, attempt_id) = claimed(&store);
+        let batch = TaskResults {
+            kind: EventKind::TaskResults,
+            attempt_id,
+            sequence_number: 0,
+            is_final: false,
+            records: vec![json!({}); MAX_BATCH_RECORDS + 1],
+        };
+        let refused = store
+            .task_results("s", &run_id, &worker_id, &batch)
+            .unwrap_err();
+        assert_eq!(
+            refused,
+            Refusal::bad_request("Benchmark task result batches are limited to 5000 records.")
+        );
+    }
+
+    #[test]
+    fn a_submitted_summary_is_the_run_result() {
+        let (_dir, store) = store();
+        let (run_id, _, _) = claimed(&store);
+        let empty = store.run_results("s", &run_id).unwrap();
+        assert_eq!((empty.summary, empty.results.len()), (Value::Null, 0));
+        let summary = RunSummary {
+            run: json!({"triggeredBy": "manual"}),
+            results: vec![json!({"provider": "e2b"})],
+            scoring: None,
+        };
+        store.submit_summary("s", &run_id, &summary).unwrap();
+        let results = store.run_results("s", &run_id).unwrap();
+        assert_eq!(results.summary, summary.run);
+        assert_eq!(results.results, summary.results);
+        assert_eq!(results.scoring, Value::Null);
+        let listed = store.benchmark_results("s", Page::default()).unwrap();
+        assert_eq!(listed.items[0].run_id, run_id);
+        assert_eq!(listed.items[0].results, json!([{"provider": "e2b"}]));
+    }
+}

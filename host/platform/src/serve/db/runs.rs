@@ -1,0 +1,334 @@
+//! Benchmarks, their runs and the runs' participants.
+
+use super::keys::ORG_SLUG;
+use super::{bounds, json_column, now, random_id, Refusal, Store};
+use crate::api::types::{
+    Benchmark, BenchmarkAnswer, CreateRun, CreateRunAnswer, Items, Page, Participant,
+    ParticipantAnswer, Run, RunAnswer, RunStatus, UpsertBenchmark, UpsertParticipant, WorkerStatus,
+};
+use rusqlite::{params, OptionalExtension, Row};
+
+const BENCHMARK_COLUMNS: &str = "slug, name, config, created_at, updated_at";
+
+fn benchmark_row(row: &Row<'_>) -> rusqlite::Result<Benchmark> {
+    Ok(Benchmark {
+        slug: row.get(0)?,
+        name: row.get(1)?,
+        config: json_column(row.get(2)?),
+        created_at: row.get(3)?,
+        updated_at: row.get(4)?,
+    })
+}
+
+fn participant_row(row: &Row<'_>) -> rusqlite::Result<Participant> {
+    Ok(Participant {
+        name: row.get(0)?,
+        total_tasks: row.get(1)?,
+        created_at: row.get(2)?,
+    })
+}
+
+impl Store {
+    fn benchmark(&self, slug: &str) -> Result<Benchmark, Refusal> {
+        let sql = format!("SELECT {BENCHMARK_COLUMNS} FROM benchmarks WHERE slug = ?1");
+        self.db
+            .query_row(&sql, [slug], benchmark_row)
+            .optional()?
+            .ok_or_else(|| Refusal::not_found("Benchmark"))
+    }
+
+    /// `GET /benchmarks/{slug}`.
+    pub(crate) fn get_benchmark(&self, slug: &str) -> Result<BenchmarkAnswer, Refusal> {
+        Ok(BenchmarkAnswer {
+            benchmark: self.benchmark(slug)?,
+        })
+    }
+
+    /// `GET /benchmarks`, by slug.
+    pub(crate) fn list_benchmarks(&self, page: Page) -> Result<Items<Benchmark>, Refusal> {
+        let (limit, offset) = bounds(page);
+        let sql =
+            format!("SELECT {BENCHMARK_COLUMNS} FROM benchmarks ORDER BY slug LIMIT ?1 OFFSET ?2");
+        let items = self.rows(&sql, params![limit, offset], benchmark_row)?;
+        Ok(Items { items })
+    }
+
+    /// `PUT /benchmarks/{slug}`: creates or renames the benchmark; a body without `config`
+    /// keeps the stored one.
+    pub(crate) fn upsert_benchmark(
+        &self,
+        slug: &str,
+        body: &UpsertBenchmark,
+    ) -> Result<BenchmarkAnswer, Refusal> {
+        if body.name.trim().is_empty() {
+            return Err(Refusal::bad_request("name is required"));
+        }
+        let config = body
+            .config
+            .as_ref()
+            .map(serde_json::to_string)
+            .transpose()
+            .map_err(|error| Refusal::bad_request(format!("config: {error}")))?;
+        self.db.execute(
+            "INSERT INTO benchmarks (slug, name, config, created_at, updated_at) VALUES (?1, ?2, ?3, ?4, ?4)
+             ON CONFLICT (slug) DO UPDATE SET name = ?2, config = COALESCE(?3, config), updated_at = ?4",
+            params![slug, body.name, config, now()],
+        )?;
+        self.get_benchmark(slug)
+    }
+
+    /// A run of a benchmark, with its status.
+    pub(super) fn run(&self, slug: &str, run_id: &str) -> Result<Run, Refusal> {
+        let mut run = self
+            .db
+            .query_row(
+                "SELECT id, name, run_key, total_tasks, worker_count, config, created_at
+                 FROM runs WHERE id = ?1 AND benchmark_slug = ?2",
+                [run_id, slug],
+                |row| {
+                    Ok(Run {
+                        id: row.get(0)?,
+                        benchmark_slug: slug.to_owned(),
+                        name: row.get(1)?,
+                        run_key: row.get(2)?,
+                        total_tasks: row.get(3)?,
+                        worker_count: row.get(4)?,
+                        config: json_column(row.get(5)?),
+                        created_at: row.get(6)?,
+                        status: RunStatus::Pending,
+                    })
+                },
+            )
+            .optional()?
+            .ok_or_else(|| Refusal::not_found("Run"))?;
+        run.status = self.run_status(run_id)?;
+        Ok(run)
+    }
+
+    /// `pending` (no worker claimed), `running`, `completed` or `failed`, from the workers.
+    fn run_status(&self, run_id: &str) -> Result<RunStatus, Refusal> {
+        let statuses: Vec<WorkerStatus> = self.rows(
+            "SELECT status FROM workers WHERE run_id = ?1",
+            [run_id],
+            |row| row.get(0),
+        )?;
+        let all = |wanted: WorkerStatus| statuses.iter().all(|status| *status == wanted);
+        let unfinished =
+            |status: &WorkerStatus| matches!(status, WorkerStatus::Pending | WorkerStatus::Running);
+        Ok(if all(WorkerStatus::Pending) {
+            RunStatus::Pending
+        } else if statuses.iter().any(unfinished) {
+            RunStatus::Running
+        } else if all(WorkerStatus::Completed) {
+            RunStatus::Completed
+        } else {
+            RunStatus::Failed
+        })
+    }
+
+    /// `GET /benchmarks/{slug}/runs/{runId}`.
+    pub(crate) fn get_run(&self, slug: &str, run_id: &str) -> Result<RunAnswer, Refusal> {
+        Ok(RunAnswer {
+            run: self.run(slug, run_id)?,
+        })
+    }
+
+    /// `GET /benchmarks/{slug}/runs`, newest first.
+    pub(crate) fn list_runs(&self, slug: &str, page: Page) -> Result<Items<Run>, Refusal> {
+        let (limit, offset) = bounds(page);
+        let ids: Vec<String> = self.rows(
+            "SELECT id FROM runs WHERE benchmark_slug = ?1 ORDER BY created_at DESC, rowid DESC
+             LIMIT ?2 OFFSET ?3",
+            params![slug, limit, offset],
+            |row| row.get(0),
+        )?;
+        let items = ids
+            .iter()
+            .map(|id| self.run(slug, id))
+            .collect::<Result<_, _>>()?;
+        Ok(Items { items })
+    }
+
+    /// `POST /benchmarks/{slug}/runs`: a run of its own, or the run of a `runKey` (the same
+    /// key returns the same run).
+    pub(crate) fn create_run(
+        &self,
+        slug: &str,
+        body: &CreateRun,
+    ) -> Result<CreateRunAnswer, Refusal> {
+        let benchmark = self.benchmark(slug)?;
+        let existing: Option<String> = match &body.run_key {
+            Some(key) => self
+                .db
+                .query_row(
+                    "SELECT id FROM runs WHERE benchmark_slug = ?1 AND run_key = ?2",
+                    [slug, key],
+                    |row| row.get(0),
+                )
+                .optional()?,
+            None => None,
+        };
+        let run_id = match existing {
+            Some(id) => id,
+            None => {
+                let count: i64 = self.db.query_row(
+                    "SELECT COUNT(*) FROM runs WHERE benchmark_slug = ?1",
+                    [slug],
+                    |row| row.get(0),
+                )?;
+                let id = random_id("run")?;
+                let name = format!("{} #{}", benchmark.name, count + 1);
+                let config = (!body.config.is_null()).then(|| body.config.to_string());
+                self.db.execute(
+                    "INSERT INTO runs (id, benchmark_slug, name, run_key, total_tasks, worker_count, config, created_at)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+                    params![
+                        id,
+                        slug,
+                        name,
+                        body.run_key,
+                        body.total_tasks,
+                        body.worker_count,
+                        config,
+                        now()
+                    ],
+                )?;
+                for name in body.participants.iter().flatten() {
+                    self.put_participant(&id, name, body.total_tasks.unwrap_or(0))?;
+                }
+                id
+            }
+        };
+        Ok(CreateRunAnswer {
+            run: self.run(slug, &run_id)?,
+            participants: self.participants(&run_id)?,
+            organization_slug: Some(ORG_SLUG.into()),
+        })
+    }
+
+    fn put_participant(&self, run_id: &str, name: &str, total: u64) -> Result<(), Refusal> {
+        self.db.execute(
+            "INSERT INTO participants (run_id, name, total_tasks, position, created_at)
+             VALUES (?1, ?2, ?3, (SELECT COUNT(*) FROM participants WHERE run_id = ?1), ?4)
+             ON CONFLICT (run_id, name) DO UPDATE SET total_tasks = ?3",
+            params![run_id, name, total, now()],
+        )?;
+        Ok(())
+    }
+
+    fn participants(&self, run_id: &str) -> Result<Vec<Participant>, Refusal> {
+        self.rows(
+            "SELECT name, total_tasks, created_at FROM participants WHERE run_id = ?1 ORDER BY position",
+            [run_id],
+            participant_row,
+        )
+    }
+
+    /// A participant of a run.
+    pub(super) fn participant(&self, run_id: &str, name: &str) -> Result<Participant, Refusal> {
+        self.db
+            .query_row(
+                "SELECT name, total_tasks, created_at FROM participants WHERE run_id = ?1 AND name = ?2",
+                [run_id, name],
+                participant_row,
+            )
+            .optional()?
+            .ok_or_else(|| Refusal::not_found("Participant"))
+    }
+
+    /// `GET .../runs/{runId}/participants`.
+    pub(crate) fn list_participants(
+        &self,
+        slug: &str,
+        run_id: &str,
+    ) -> Result<Items<Participant>, Refusal> {
+        self.run(slug, run_id)?;
+        Ok(Items {
+            items: self.participants(run_id)?,
+        })
+    }
+
+    /// `PUT .../participants/{p}`: registers a participant of a shared run, or changes its
+    /// schedule length.
+    pub(crate) fn upsert_participant(
+        &self,
+        slug: &str,
+        run_id: &str,
+        name: &str,
+        body: &UpsertParticipant,
+    ) -> Result<ParticipantAnswer, Refusal> {
+        self.run(slug, run_id)?;
+        self.put_participant(run_id, name, body.total_tasks)?;
+        Ok(ParticipantAnswer {
+            participant: self.participant(run_id, name)?,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::tests::store;
+    use super::*;
+    use serde_json::json;
+
+    fn upsert(name: &str) -> UpsertBenchmark {
+        UpsertBenchmark {
+            name: name.into(),
+            config: None,
+        }
+    }
+
+    #[test]
+    fn a_run_needs_its_benchmark() {
+        let (_dir, store) = store();
+        let refused = store
+            .create_run("missing", &CreateRun::shared("k", json!({})))
+            .unwrap_err();
+        assert_eq!(refused, Refusal::not_found("Benchmark"));
+        assert_eq!(refused.message, "Benchmark not found.");
+    }
+
+    #[test]
+    fn a_run_key_returns_the_same_run_and_runs_are_numbered() {
+        let (_dir, store) = store();
+        store.upsert_benchmark("s", &upsert("S")).unwrap();
+        let shared = CreateRun::shared("ci-1", json!({"concurrency": 1}));
+        let first = store.create_run("s", &shared).unwrap();
+        let second = store.create_run("s", &shared).unwrap();
+        assert_eq!(first.run.id, second.run.id);
+        assert_eq!(first.run.name.as_deref(), Some("S #1"));
+        assert_eq!(first.run.run_key.as_deref(), Some("ci-1"));
+        assert_eq!(first.run.config, json!({"concurrency": 1}));
+        assert_eq!(first.organization_slug.as_deref(), Some("local"));
+        let own = CreateRun::own(3, vec!["b".into(), "a".into()], json!({}));
+        let own = store.create_run("s", &own).unwrap();
+        assert_eq!(own.run.name.as_deref(), Some("S #2"));
+        let names: Vec<&str> = own.participants.iter().map(|p| p.name.as_str()).collect();
+        assert_eq!(names, ["b", "a"], "in the order given");
+        assert_eq!(own.participants[0].total_tasks, 3);
+        let listed = store.list_runs("s", Page::default()).unwrap();
+        assert_eq!(listed.items.len(), 2);
+        assert_eq!(listed.items[0].id, own.run.id, "newest first");
+    }
+
+    #[test]
+    fn an_upsert_keeps_the_config_when_the_body_has_none() {
+        let (_dir, store) = store();
+        let with_config = UpsertBenchmark {
+            name: "S".into(),
+            config: Some(crate::api::types::BenchmarkConfig {
+                scoring: None,
+                display: Some(json!({"metrics": []})),
+            }),
+        };
+        store.upsert_benchmark("s", &with_config).unwrap();
+        let renamed = store.upsert_benchmark("s", &upsert("Renamed")).unwrap();
+        assert_eq!(renamed.benchmark.name, "Renamed");
+        assert_eq!(
+            renamed.benchmark.config,
+            json!({"display": {"metrics": []}})
+        );
+        let blank = store.upsert_benchmark("s", &upsert(" ")).unwrap_err();
+        assert_eq!(blank, Refusal::bad_request("name is required"));
+    }
+}

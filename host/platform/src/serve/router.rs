@@ -1,0 +1,775 @@
+//! The HTTP side of the self-hosted platform: one route per endpoint of [`paths`], behind
+//! API-key auth except for the token-carrying artifact transfers. Each handler reads its
+//! request with the extractors of [`super::extract`] and runs its database work through
+//! [`Database`]; a POST carrying an `Idempotency-Key` is answered once and replayed
+//! afterwards, so a client that retries a create whose answer it lost gets the same run,
+//! worker or artifact.
+
+use super::db::{Caller, Database};
+use super::extract::{authenticate, ApiJson, ApiPath, ApiQuery, Idempotency, Origin, RawBody};
+use super::refusal::Refusal;
+use crate::api::paths;
+use crate::api::types::{
+    Acknowledged, Artifact, ArtifactAnswer, Benchmark, BenchmarkAnswer, BenchmarkResult,
+    ClaimAnswer, ClaimWorker, CreateArtifact, CreateArtifactAnswer, CreateRun, CreateRunAnswer,
+    FinishWorker, FinishWorkerAnswer, Heartbeat, Items, IterationKind, IterationsQuery, Me, Page,
+    Participant, ParticipantAnswer, PlanWorkers, Run, RunAnswer, RunResults, RunSummary,
+    TaskResults, TaskResultsAnswer, UpsertBenchmark, UpsertParticipant, Worker, WorkerAnswer,
+    WorkerOutcome,
+};
+use axum::extract::{DefaultBodyLimit, State};
+use axum::http::header;
+use axum::response::IntoResponse;
+use axum::routing::{get, post, put};
+use axum::{middleware, Json, Router};
+use serde_json::Value;
+
+/// Largest request body (artifacts are uploaded whole).
+const MAX_BODY_BYTES: usize = 256 * 1024 * 1024;
+
+/// A handler's answer.
+type Answer<T> = Result<Json<T>, Refusal>;
+
+/// The platform's routes on `database`.
+pub(crate) fn router(database: Database) -> Router {
+    let api = Router::new()
+        .route(paths::ME, get(me))
+        .route(paths::BENCHMARKS, get(list_benchmarks))
+        .route(paths::BENCHMARK, get(get_benchmark).put(upsert_benchmark))
+        .route(paths::BENCHMARK_RESULTS, get(benchmark_results))
+        .route(paths::RUNS, get(list_runs).post(create_run))
+        .route(paths::RUN, get(get_run))
+        .route(paths::RUN_RESULTS, get(run_results))
+        .route(paths::RUN_SUMMARY, post(submit_summary))
+        .route(paths::RUN_ITERATIONS, get(iterations))
+        .route(paths::RUN_ARTIFACTS, get(run_artifacts))
+        .route(paths::PARTICIPANTS, get(list_participants))
+        .route(paths::PARTICIPANT, put(upsert_participant))
+        .route(
+            paths::PARTICIPANT_WORKERS,
+            get(list_workers).post(plan_workers),
+        )
+        .route(paths::WORKER_CLAIM, post(claim_worker))
+        .route(paths::WORKER_HEARTBEAT, post(heartbeat))
+        .route(paths::WORKER_EVENTS, post(task_results))
+        .route(
+            paths::WORKER_ARTIFACTS,
+            get(worker_artifacts).post(create_artifact),
+        )
+        .route(paths::WORKER_ARTIFACT, get(get_artifact))
+        .route(paths::WORKER_COMPLETE, post(complete_worker))
+        .route(paths::WORKER_FAIL, post(fail_worker))
+        .route(paths::WORKER_RELEASE, post(release_worker))
+        .route_layer(middleware::from_fn_with_state(
+            database.clone(),
+            authenticate,
+        ))
+        // Presigned transfers carry their own secret token instead of a key.
+        .route(paths::UPLOAD, put(upload))
+        .route(paths::DOWNLOAD, get(download));
+    Router::new()
+        .nest(paths::API_ROOT, api)
+        .fallback(no_route)
+        .method_not_allowed_fallback(no_route)
+        .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
+        .with_state(database)
+}
+
+async fn no_route() -> Refusal {
+    Refusal::no_route()
+}
+
+async fn me(caller: Caller) -> Json<Me> {
+    Json(caller.me())
+}
+
+async fn list_benchmarks(
+    State(database): State<Database>,
+    ApiQuery(page): ApiQuery<Page>,
+) -> Answer<Items<Benchmark>> {
+    database
+        .run(move |store| store.list_benchmarks(page))
+        .await
+        .map(Json)
+}
+
+async fn get_benchmark(
+    State(database): State<Database>,
+    ApiPath(slug): ApiPath<String>,
+) -> Answer<BenchmarkAnswer> {
+    database
+        .run(move |store| store.get_benchmark(&slug))
+        .await
+        .map(Json)
+}
+
+async fn upsert_benchmark(
+    State(database): State<Database>,
+    ApiPath(slug): ApiPath<String>,
+    ApiJson(body): ApiJson<UpsertBenchmark>,
+) -> Answer<BenchmarkAnswer> {
+    database
+        .run(move |store| store.upsert_benchmark(&slug, &body))
+        .await
+        .map(Json)
+}
+
+async fn benchmark_results(
+    State(database): State<Database>,
+    ApiPath(slug): ApiPath<String>,
+    ApiQuery(page): ApiQuery<Page>,
+) -> Answer<Items<BenchmarkResult>> {
+    database
+        .run(move |store| store.benchmark_results(&slug, page))
+        .await
+        .map(Json)
+}
+
+async fn list_runs(
+    State(database): State<Database>,
+    ApiPath(slug): ApiPath<String>,
+    ApiQuery(page): ApiQuery<Page>,
+) -> Answer<Items<Run>> {
+    database
+        .run(move |store| store.list_runs(&slug, page))
+        .await
+        .map(Json)
+}
+
+async fn create_run(
+    State(database): State<Database>,
+    ApiPath(slug): ApiPath<String>,
+    Idempotency(once): Idempotency,
+    ApiJson(body): ApiJson<CreateRun>,
+) -> Answer<CreateRunAnswer> {
+    database
+        .run_once(once, move |store| store.create_run(&slug, &body))
+        .await
+        .map(Json)
+}
+
+async fn get_run(
+    State(database): State<Database>,
+    ApiPath((slug, run_id)): ApiPath<(String, String)>,
+) -> Answer<RunAnswer> {
+    database
+        .run(move |store| store.get_run(&slug, &run_id))
+        .await
+        .map(Json)
+}
+
+async fn run_results(
+    State(database): State<Database>,
+    ApiPath((slug, run_id)): ApiPath<(String, String)>,
+) -> Answer<RunResults> {
+    database
+        .run(move |store| store.run_results(&slug, &run_id))
+        .await
+        .map(Json)
+}
+
+async fn submit_summary(
+    State(database): State<Database>,
+    ApiPath((slug, run_id)): ApiPath<(String, String)>,
+    Idempotency(once): Idempotency,
+    ApiJson(body): ApiJson<RunSummary>,
+) -> Answer<Acknowledged> {
+    database
+        .run_once(once, move |store| {
+            store.submit_summary(&slug, &run_id, &body)
+        })
+        .await
+        .map(Json)
+}
+
+async fn iterations(
+    State(database): State<Database>,
+    ApiPath((slug, run_id)): ApiPath<(String, String)>,
+    ApiQuery(query): ApiQuery<IterationsQuery>,
+) -> Answer<Items<Value>> {
+    if query.kind != IterationKind::Tasks {
+        return Err(Refusal::bad_request(
+            "iterations of type 'steps' are not kept by this platform",
+        ));
+    }
+    database
+        .run(move |store| store.task_records(&slug, &run_id, query.participant.as_deref()))
+        .await
+        .map(Json)
+}
+
+async fn run_artifacts(
+    State(database): State<Database>,
+    ApiPath((slug, run_id)): ApiPath<(String, String)>,
+) -> Answer<Items<Artifact>> {
+    database
+        .run(move |store| store.list_artifacts(&slug, &run_id, None))
+        .await
+        .map(Json)
+}
+
+async fn list_participants(
+    State(database): State<Database>,
+    ApiPath((slug, run_id)): ApiPath<(String, String)>,
+) -> Answer<Items<Participant>> {
+    database
+        .run(move |store| store.list_participants(&slug, &run_id))
+        .await
+        .map(Json)
+}
+
+async fn upsert_participant(
+    State(database): State<Database>,
+    ApiPath((slug, run_id, name)): ApiPath<(String, String, String)>,
+    ApiJson(body): ApiJson<UpsertParticipant>,
+) -> Answer<ParticipantAnswer> {
+    database
+        .run(move |store| store.upsert_participant(&slug, &run_id, &name, &body))
+        .await
+        .map(Json)
+}
+
+async fn list_workers(
+    State(database): State<Database>,
+    ApiPath((slug, run_id, name)): ApiPath<(String, String, String)>,
+) -> Answer<Items<Worker>> {
+    database
+        .run(move |store| store.list_workers(&slug, &run_id, &name))
+        .await
+        .map(Json)
+}
+
+async fn plan_workers(
+    State(database): State<Database>,
+    ApiPath((slug, run_id, name)): ApiPath<(String, String, String)>,
+    Idempotency(once): Idempotency,
+    ApiJson(body): ApiJson<PlanWorkers>,
+) -> Answer<Items<Worker>> {
+    database
+        .run_once(once, move |store| {
+            store.plan_workers(&slug, &run_id, &name, &body)
+        })
+        .await
+        .map(Json)
+}
+
+async fn claim_worker(
+    State(database): State<Database>,
+    ApiPath((slug, run_id, name)): ApiPath<(String, String, String)>,
+    Idempotency(once): Idempotency,
+    ApiJson(body): ApiJson<ClaimWorker>,
+) -> Answer<ClaimAnswer> {
+    database
+        .run_once(once, move |store| {
+            store.claim_worker(&slug, &run_id, &name, &body)
+        })
+        .await
+        .map(Json)
+}
+
+async fn heartbeat(
+    State(database): State<Database>,
+    ApiPath((slug, run_id, worker_id)): ApiPath<(String, String, String)>,
+    Idempotency(once): Idempotency,
+    ApiJson(body): ApiJson<Heartbeat>,
+) -> Answer<WorkerAnswer> {
+    database
+        .run_once(once, move |store| {
+            store.heartbeat(&slug, &run_id, &worker_id, &body)
+        })
+        .await
+        .map(Json)
+}
+
+async fn task_results(
+    State(database): State<Database>,
+    ApiPath((slug, run_id, worker_id)): ApiPath<(String, String, String)>,
+    Idempotency(once): Idempotency,
+    ApiJson(body): ApiJson<TaskResults>,
+) -> Answer<TaskResultsAnswer> {
+    database
+        .run_once(once, move |store| {
+            store.task_results(&slug, &run_id, &worker_id, &body)
+        })
+        .await
+        .map(Json)
+}
+
+async fn worker_artifacts(
+    State(database): State<Database>,
+    ApiPath((slug, run_id, worker_id)): ApiPath<(String, String, String)>,
+) -> Answer<Items<Artifact>> {
+    database
+        .run(move |store| store.list_artifacts(&slug, &run_id, Some(&worker_id)))
+        .await
+        .map(Json)
+}
+
+async fn create_artifact(
+    State(database): State<Database>,
+    ApiPath((slug, run_id, worker_id)): ApiPath<(String, String, String)>,
+    origin: Origin,
+    Idempotency(once): Idempotency,
+    ApiJson(body): ApiJson<CreateArtifact>,
+) -> Answer<CreateArtifactAnswer> {
+    database
+        .run_once(once, move |store| {
+            let (artifact, token) = store.create_artifact(&slug, &run_id, &worker_id, &body)?;
+            Ok(CreateArtifactAnswer {
+                artifact_id: Some(artifact.id.clone()),
+                upload_url: Some(origin.url(paths::UPLOAD, &[&token])),
+                artifact,
+            })
+        })
+        .await
+        .map(Json)
+}
+
+async fn get_artifact(
+    State(database): State<Database>,
+    ApiPath((slug, run_id, _worker_id, artifact_id)): ApiPath<(String, String, String, String)>,
+    origin: Origin,
+) -> Answer<ArtifactAnswer> {
+    database
+        .run(move |store| {
+            let (artifact, token) = store.get_artifact(&slug, &run_id, &artifact_id)?;
+            Ok(ArtifactAnswer {
+                artifact,
+                download_url: origin.url(paths::DOWNLOAD, &[&token]),
+            })
+        })
+        .await
+        .map(Json)
+}
+
+/// `complete`, `fail` or `release` of a worker.
+async fn finish_worker(
+    outcome: WorkerOutcome,
+    database: Database,
+    (slug, run_id, worker_id): (String, String, String),
+    once: Option<String>,
+    body: FinishWorker,
+) -> Answer<FinishWorkerAnswer> {
+    database
+        .run_once(once, move |store| {
+            store.finish_worker(&slug, &run_id, &worker_id, outcome, &body)
+        })
+        .await
+        .map(Json)
+}
+
+async fn complete_worker(
+    State(database): State<Database>,
+    ApiPath(worker): ApiPath<(String, String, String)>,
+    Idempotency(once): Idempotency,
+    ApiJson(body): ApiJson<FinishWorker>,
+) -> Answer<FinishWorkerAnswer> {
+    finish_worker(WorkerOutcome::Complete, database, worker, once, body).await
+}
+
+async fn fail_worker(
+    State(database): State<Database>,
+    ApiPath(worker): ApiPath<(String, String, String)>,
+    Idempotency(once): Idempotency,
+    ApiJson(body): ApiJson<FinishWorker>,
+) -> Answer<FinishWorkerAnswer> {
+    finish_worker(WorkerOutcome::Fail, database, worker, once, body).await
+}
+
+async fn release_worker(
+    State(database): State<Database>,
+    ApiPath(worker): ApiPath<(String, String, String)>,
+    Idempotency(once): Idempotency,
+    ApiJson(body): ApiJson<FinishWorker>,
+) -> Answer<FinishWorkerAnswer> {
+    finish_worker(WorkerOutcome::Release, database, worker, once, body).await
+}
+
+async fn upload(
+    State(database): State<Database>,
+    ApiPath(token): ApiPath<String>,
+    RawBody(body): RawBody,
+) -> Answer<Acknowledged> {
+    database
+        .run(move |store| store.upload(&token, &body))
+        .await
+        .map(Json)
+}
+
+async fn download(
+    State(database): State<Database>,
+    ApiPath(token): ApiPath<String>,
+) -> Result<impl IntoResponse, Refusal> {
+    let (content_type, body) = database.run(move |store| store.download(&token)).await?;
+    Ok(([(header::CONTENT_TYPE, content_type)], body))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::db::Store;
+    use super::*;
+    use axum::body::Body;
+    use axum::http::{Method, Request, StatusCode};
+    use serde_json::json;
+    use tower::ServiceExt;
+
+    /// A router on a fresh database with one API key.
+    struct Platform {
+        _dir: tempfile::TempDir,
+        router: Router,
+        key: String,
+    }
+
+    /// An answer: status, content type and body.
+    struct Reply {
+        status: StatusCode,
+        content_type: String,
+        body: Vec<u8>,
+    }
+
+    impl Reply {
+        fn json(&self) -> Value {
+            serde_json::from_slice(&self.body).unwrap()
+        }
+    }
+
+    impl Platform {
+        fn new() -> Self {
+            let dir = tempfile::tempdir().unwrap();
+            let store = Store::open(&dir.path().join("bench.db")).unwrap();
+            let key = store.create_key().unwrap();
+            Self {
+                _dir: dir,
+                router: router(Database::new(store)),
+                key,
+            }
+        }
+
+        /// Sends a request with this platform's key.
+        async fn call(&self, method: Method, path: &str, body: Option<Value>) -> Reply {
+            let request = Request::builder()
+                .method(method)
+                .uri(path)
+                .header("Authorization", format!("Bearer {}", self.key));
+            let body = body.map_or(Body::empty(), |body| Body::from(body.to_string()));
+            self.send(request.body(body).unwrap()).await
+        }
+
+        async fn send(&self, request: Request<Body>) -> Reply {
+            let response = self.router.clone().oneshot(request).await.unwrap();
+            let content_type = response
+                .headers()
+                .get(header::CONTENT_TYPE)
+                .map(|value| value.to_str().unwrap().to_owned())
+                .unwrap_or_default();
+            let status = response.status();
+            let body = axum::body::to_bytes(response.into_body(), usize::MAX)
+                .await
+                .unwrap()
+                .to_vec();
+            Reply {
+                status,
+                content_type,
+                body,
+            }
+        }
+
+        /// Benchmark `s` with an own run of participant `e2b`, claimed: run, worker, attempt.
+        async fn claimed_run(&self) -> (String, String, String) {
+            let ok = |reply: Reply| {
+                assert_eq!(reply.status, StatusCode::OK, "{}", reply.json());
+                reply.json()
+            };
+            ok(self
+                .call(
+                    Method::PUT,
+                    "/api/v1/benchmarks/s",
+                    Some(json!({"name": "S"})),
+                )
+                .await);
+            let body =
+                json!({"totalTasks": 1, "workerCount": 1, "participants": ["e2b"], "config": {}});
+            let run = ok(self
+                .call(Method::POST, "/api/v1/benchmarks/s/runs", Some(body))
+                .await);
+            let run_id = run["run"]["id"].as_str().unwrap().to_owned();
+            let workers = format!("/api/v1/benchmarks/s/runs/{run_id}/participants/e2b/workers");
+            ok(self.call(Method::POST, &workers, Some(json!({}))).await);
+            let claim = ok(self
+                .call(Method::POST, &format!("{workers}/claim"), Some(json!({})))
+                .await);
+            let assignment = &claim["assignment"];
+            let id = |key: &str| assignment[key].as_str().unwrap().to_owned();
+            (run_id, id("workerId"), id("attemptId"))
+        }
+    }
+
+    fn error(status: StatusCode, code: &str, message: &str) -> (StatusCode, Value) {
+        (status, json!({"error": {"code": code, "message": message}}))
+    }
+
+    #[tokio::test]
+    async fn paths_no_route_serves_are_404_in_the_error_shape() {
+        let platform = Platform::new();
+        let not_found = error(StatusCode::NOT_FOUND, "not_found", "Not found.");
+        for (method, path) in [
+            (Method::GET, "/"),
+            (Method::GET, "/benchmarks"),
+            (Method::GET, "/api/v1/nothing/here"),
+            (Method::GET, "/api/v1/benchmarks/s/runs/r/workers/w/unknown"),
+            (Method::DELETE, "/api/v1/me"),
+            (Method::GET, "/api/v1/benchmarks/s/runs/r/summary"),
+        ] {
+            let reply = platform.call(method.clone(), path, None).await;
+            assert_eq!((reply.status, reply.json()), not_found, "{method} {path}");
+            assert_eq!(reply.content_type, "application/json");
+        }
+    }
+
+    #[tokio::test]
+    async fn api_routes_need_a_valid_key() {
+        let platform = Platform::new();
+        let unauthorized = error(
+            StatusCode::UNAUTHORIZED,
+            "unauthorized",
+            "Invalid or missing API key. Create one with `bench serve --create-key`.",
+        );
+        // No header, an unknown key, and the right key without the `Bearer` scheme.
+        for authorization in [None, Some("Bearer bp_wrong"), Some(platform.key.as_str())] {
+            let mut request = Request::builder().uri("/api/v1/benchmarks");
+            if let Some(value) = authorization {
+                request = request.header("Authorization", value);
+            }
+            let reply = platform.send(request.body(Body::empty()).unwrap()).await;
+            assert_eq!((reply.status, reply.json()), unauthorized);
+        }
+        let me = platform.call(Method::GET, "/api/v1/me", None).await;
+        assert_eq!(me.status, StatusCode::OK);
+        assert_eq!(me.json()["activeOrganization"]["slug"], "local");
+        assert_eq!(
+            me.json()["user"]["id"],
+            format!("key_{}", &platform.key[..9])
+        );
+    }
+
+    #[tokio::test]
+    async fn segments_are_decoded_and_creates_with_one_idempotency_key_are_answered_once() {
+        let platform = Platform::new();
+        let path = crate::api::paths::fill(paths::BENCHMARK, &["a b/c"]);
+        assert_eq!(path, "/benchmarks/a%20b%2Fc");
+        let upserted = platform
+            .call(
+                Method::PUT,
+                &format!("/api/v1{path}"),
+                Some(json!({"name": "A"})),
+            )
+            .await;
+        assert_eq!(upserted.status, StatusCode::OK);
+        assert_eq!(upserted.json()["benchmark"]["slug"], "a b/c");
+
+        let create = || {
+            Request::builder()
+                .method(Method::POST)
+                .uri(format!("/api/v1{path}/runs"))
+                .header("Authorization", format!("Bearer {}", platform.key))
+                .header("Idempotency-Key", "bench:local:run")
+                .body(Body::from(r#"{"runKey":null,"config":{}}"#))
+                .unwrap()
+        };
+        let first = platform.send(create()).await.json();
+        let second = platform.send(create()).await.json();
+        assert_eq!(first, second);
+        assert_eq!(first["run"]["name"], "A #1");
+        assert_eq!(first["organizationSlug"], "local");
+        let third = platform
+            .call(
+                Method::POST,
+                &format!("/api/v1{path}/runs"),
+                Some(json!({"config": {}})),
+            )
+            .await;
+        assert_eq!(third.json()["run"]["name"], "A #2", "no key: a new run");
+
+        let run_id = first["run"]["id"].as_str().unwrap();
+        let shown = platform
+            .call(Method::GET, &format!("/api/v1{path}/runs/{run_id}"), None)
+            .await;
+        assert_eq!(shown.json()["run"]["status"], "pending");
+        let listed = platform
+            .call(Method::GET, &format!("/api/v1{path}/runs?limit=1"), None)
+            .await;
+        assert_eq!(listed.json()["items"].as_array().unwrap().len(), 1);
+    }
+
+    #[tokio::test]
+    async fn bad_query_values_and_bodies_are_400_and_missing_things_404() {
+        let platform = Platform::new();
+        let (run_id, _, _) = platform.claimed_run().await;
+        let refused = |reply: Reply| {
+            let body = reply.json();
+            assert_eq!(body["error"]["code"], "bad_request", "{body}");
+            assert_eq!(reply.status, StatusCode::BAD_REQUEST);
+            body["error"]["message"].as_str().unwrap().to_owned()
+        };
+        for query in ["limit=x", "limit=-1", "offset=1.5"] {
+            let reply = platform
+                .call(Method::GET, &format!("/api/v1/benchmarks?{query}"), None)
+                .await;
+            let message = refused(reply);
+            assert!(
+                message.contains(query.split('=').next().unwrap()),
+                "{message}"
+            );
+        }
+        let iterations = format!("/api/v1/benchmarks/s/runs/{run_id}/iterations");
+        let steps = platform
+            .call(Method::GET, &format!("{iterations}?type=steps"), None)
+            .await;
+        assert_eq!(
+            refused(steps),
+            "iterations of type 'steps' are not kept by this platform"
+        );
+        let bogus = platform
+            .call(Method::GET, &format!("{iterations}?type=bogus"), None)
+            .await;
+        assert!(refused(bogus).contains("bogus"));
+        let tasks = platform
+            .call(
+                Method::GET,
+                &format!("{iterations}?type=tasks&participant=e2b"),
+                None,
+            )
+            .await;
+        assert_eq!(tasks.json(), json!({"items": []}));
+
+        let invalid = Request::builder()
+            .method(Method::PUT)
+            .uri("/api/v1/benchmarks/s")
+            .header("Authorization", format!("Bearer {}", platform.key))
+            .body(Body::from("{not json"))
+            .unwrap();
+        assert!(refused(platform.send(invalid).await).starts_with("invalid JSON: "));
+        let nameless = platform
+            .call(Method::PUT, "/api/v1/benchmarks/s", Some(json!({})))
+            .await;
+        assert!(refused(nameless).starts_with("invalid request: missing field `name`"));
+        let negative = platform
+            .call(
+                Method::PUT,
+                &format!("/api/v1/benchmarks/s/runs/{run_id}/participants/x"),
+                Some(json!({"totalTasks": -1})),
+            )
+            .await;
+        assert!(refused(negative).contains("-1"));
+
+        let missing = platform
+            .call(Method::GET, "/api/v1/benchmarks/s/runs/run_missing", None)
+            .await;
+        assert_eq!(
+            (missing.status, missing.json()),
+            error(StatusCode::NOT_FOUND, "not_found", "Run not found.")
+        );
+    }
+
+    #[tokio::test]
+    async fn a_stale_attempt_is_a_conflict() {
+        let platform = Platform::new();
+        let (run_id, worker_id, attempt_id) = platform.claimed_run().await;
+        let worker = format!("/api/v1/benchmarks/s/runs/{run_id}/workers/{worker_id}");
+        let stale = json!({"attemptId": "att_old", "progressDone": 0, "progressInFlight": 0,
+            "progressErrors": 0, "progressTotal": 1});
+        let reply = platform
+            .call(Method::POST, &format!("{worker}/heartbeat"), Some(stale))
+            .await;
+        assert_eq!(reply.status, StatusCode::CONFLICT);
+        assert_eq!(
+            reply.json()["error"]["message"],
+            format!("Attempt att_old is not the current attempt of worker {worker_id}.")
+        );
+        let failed = platform
+            .call(
+                Method::POST,
+                &format!("{worker}/fail"),
+                Some(json!({"attemptId": attempt_id, "errorCode": "Error", "errorMessage": "no"})),
+            )
+            .await;
+        assert_eq!(failed.status, StatusCode::OK);
+        assert_eq!(
+            failed.json()["attempt"],
+            json!({"id": attempt_id, "status": "failed"})
+        );
+        assert_eq!(failed.json()["worker"]["errorMessage"], "no");
+    }
+
+    #[tokio::test]
+    async fn artifact_bodies_travel_by_token_without_a_key() {
+        let platform = Platform::new();
+        let (run_id, worker_id, attempt_id) = platform.claimed_run().await;
+        let create = Request::builder()
+            .method(Method::POST)
+            .uri(format!(
+                "/api/v1/benchmarks/s/runs/{run_id}/workers/{worker_id}/artifacts"
+            ))
+            .header("Authorization", format!("Bearer {}", platform.key))
+            .header("Host", "platform.test:8787")
+            .body(Body::from(
+                json!({"attemptId": attempt_id, "kind": "coordinator.log",
+                    "contentType": "text/plain", "name": "worker.log",
+                    "metadata": {"sizeBytes": 5}})
+                .to_string(),
+            ))
+            .unwrap();
+        let created = platform.send(create).await.json();
+        let upload_url = created["uploadUrl"].as_str().unwrap();
+        let upload_path = upload_url
+            .strip_prefix("http://platform.test:8787")
+            .unwrap_or_else(|| panic!("{upload_url}"));
+        assert!(upload_path.starts_with("/api/v1/uploads/"));
+        let artifact_id = created["artifactId"].as_str().unwrap();
+        assert_eq!(created["artifact"]["id"], artifact_id);
+
+        let upload = Request::builder()
+            .method(Method::PUT)
+            .uri(upload_path)
+            .header("Content-Type", "text/plain")
+            .body(Body::from("hello"))
+            .unwrap();
+        let uploaded = platform.send(upload).await;
+        assert_eq!(
+            (uploaded.status, uploaded.json()),
+            (StatusCode::OK, json!({"ok": true}))
+        );
+
+        let shown = platform
+            .call(
+                Method::GET,
+                &format!(
+                    "/api/v1/benchmarks/s/runs/{run_id}/workers/{worker_id}/artifacts/{artifact_id}"
+                ),
+                None,
+            )
+            .await
+            .json();
+        assert_eq!(shown["artifact"]["sizeBytes"], 5);
+        let download_url = shown["downloadUrl"].as_str().unwrap();
+        let download_path = &download_url[download_url.find("/api/v1/").unwrap()..];
+        let download = Request::builder()
+            .uri(download_path)
+            .body(Body::empty())
+            .unwrap();
+        let downloaded = platform.send(download).await;
+        assert_eq!(downloaded.status, StatusCode::OK);
+        assert_eq!(downloaded.content_type, "text/plain");
+        assert_eq!(downloaded.body, b"hello");
+
+        let unknown = Request::builder()
+            .uri("/api/v1/downloads/nope")
+            .body(Body::empty())
+            .unwrap();
+        let unknown = platform.send(unknown).await;
+        assert_eq!(
+            (unknown.status, unknown.json()),
+            error(StatusCode::NOT_FOUND, "not_found", "Download not found.")
+        );
+    }
+}
