@@ -1,6 +1,6 @@
 //! A task with scoring and deterministic measures: every number it reports follows from the
 //! participant and the task index, so its scores can be computed by hand (see
-//! `tests/scoring.rs`). It shows groups (`size`), a success rule (`verified`), a
+//! `tests/e2e/scoring.rs`). It shows groups (`size`), a success rule (`verified`), a
 //! lower-is-better and a higher-is-better metric, array samples and a failing task.
 
 use bench_guest::{

@@ -1,9 +1,12 @@
 //! End-to-end: `bench run` on the real `examples/rust-hello` component, in both groupBy
 //! modes, with concurrency, failures, participant selection and the results directory.
 
-mod common;
-
-use common::*;
+use crate::support::{
+    bench::{run_bench, Run},
+    guests::example,
+    results::{records, records_of, step, step_names},
+    root,
+};
 use serde_json::{json, Value};
 use tempfile::TempDir;
 

@@ -2,9 +2,13 @@
 //! proxy), in both groupBy modes and as two sibling invocations sharing a `--run-key`;
 //! afterwards the server holds exactly the records of `records.ndjson`.
 
-mod common;
-
-use common::*;
+use crate::support::{
+    bench::{run_bench, run_command, Run},
+    guests::example,
+    platform::{platform_bench, run_id, Server},
+    proxy::{Exchange, Proxy},
+    results::records,
+};
 use serde_json::{json, Value};
 use std::path::Path;
 use tempfile::TempDir;
@@ -48,17 +52,6 @@ impl Platform {
         command.args(args);
         run_command(&mut command)
     }
-}
-
-/// The run id of a `Run created: <name> (<id>)` / `Shared run (…): <name> (<id>)` line.
-fn run_id(run: &Run) -> String {
-    let line = run
-        .lines()
-        .into_iter()
-        .find(|line| line.starts_with("Run created: ") || line.starts_with("Shared run (key "))
-        .unwrap_or_else(|| panic!("no run line in:\n{}\n{}", run.stdout, run.stderr));
-    let open = line.rfind('(').unwrap();
-    line[open + 1..line.len() - 1].to_owned()
 }
 
 /// Records sorted by participant then task index (the server keeps arrival order).
@@ -324,14 +317,7 @@ fn sibling_invocations_with_one_run_key_converge_on_one_run() {
     let (alpha, beta) = (spawn("alpha", "a"), spawn("beta", "b"));
     let runs: Vec<Run> = [alpha, beta]
         .into_iter()
-        .map(|child| {
-            let output = child.wait_with_output().unwrap();
-            Run {
-                code: output.status.code(),
-                stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
-                stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
-            }
-        })
+        .map(|child| Run::from(child.wait_with_output().unwrap()))
         .collect();
     for run in &runs {
         assert_eq!(run.code, Some(0), "{}\n{}", run.stdout, run.stderr);

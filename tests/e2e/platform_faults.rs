@@ -2,9 +2,13 @@
 //! refuses the credentials — nothing recorded locally is lost, nothing is stored twice, and
 //! the upstream messages reach the user.
 
-mod common;
-
-use common::*;
+use crate::support::{
+    bench::{run_command, Run},
+    guests::example,
+    platform::{platform_bench, run_id, Server},
+    proxy::{Exchange, Proxy},
+    results::records,
+};
 use serde_json::Value;
 use std::collections::HashSet;
 use std::path::Path;
@@ -18,16 +22,6 @@ fn hello_run(cwd: &Path, url: &str, key: &str, args: &[&str]) -> std::process::C
     command.args(["run", hello.to_str().unwrap(), "--out", "results"]);
     command.args(args);
     command
-}
-
-fn run_id(run: &Run) -> String {
-    let line = run
-        .lines()
-        .into_iter()
-        .find(|line| line.starts_with("Run created: "))
-        .unwrap_or_else(|| panic!("no run line in:\n{}\n{}", run.stdout, run.stderr));
-    let open = line.rfind('(').unwrap();
-    line[open + 1..line.len() - 1].to_owned()
 }
 
 /// Every stored record appears once: no duplicate (participant, taskIndex).
@@ -127,12 +121,7 @@ fn a_server_killed_mid_run_gets_the_rest_from_bench_upload_exactly_once() {
         std::thread::sleep(Duration::from_millis(50));
     }
     server.kill();
-    let output = child.wait_with_output().unwrap();
-    let run = Run {
-        code: output.status.code(),
-        stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
-    };
+    let run = Run::from(child.wait_with_output().unwrap());
     assert_eq!(
         run.code,
         Some(0),

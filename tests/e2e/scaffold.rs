@@ -2,9 +2,11 @@
 //! runs as it is (JavaScript and TypeScript projects install their npm dependencies on the
 //! first build), and a project is rebuilt only when a source changed.
 
-mod common;
-
-use common::*;
+use crate::support::{
+    bench::{run_bench, Run},
+    guests::ensure_python_toolchain,
+    results::{records, step, step_names},
+};
 use serde_json::json;
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;

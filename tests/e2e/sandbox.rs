@@ -2,9 +2,11 @@
 //! well-behaved participant (`holder`) after the attacker, so each test also shows that a
 //! normal task in the same process still succeeds afterwards.
 
-mod common;
-
-use common::*;
+use crate::support::{
+    bench::{bench, run_command, Run},
+    guests::test_guest,
+    results::records_of,
+};
 use serde_json::Value;
 use std::io::{BufRead, BufReader, Write};
 use std::net::TcpListener;
@@ -31,16 +33,11 @@ fn attack(name: &str, extra: &[&str]) -> Attack {
         name,
     ];
     args.extend_from_slice(extra);
-    let output = bench(dir.path())
-        .args(&args)
-        .env("BENCH_TEST_SECRET", "s3cret")
-        .output()
-        .expect("bench runs");
-    let run = Run {
-        code: output.status.code(),
-        stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
-    };
+    let run = run_command(
+        bench(dir.path())
+            .args(&args)
+            .env("BENCH_TEST_SECRET", "s3cret"),
+    );
     let results = dir.path().join("results");
     let attacker = records_of(&results, "attacker");
     let holder = records_of(&results, "holder");
@@ -291,22 +288,22 @@ fn a_granted_directory_is_read_only_unless_rw() {
 fn inspect_shows_each_participants_grants_without_secret_values() {
     let hostile = test_guest("hostile");
     let dir = TempDir::new().unwrap();
-    let output = bench(dir.path())
-        .args([
-            "inspect",
-            hostile.to_str().unwrap(),
-            "--allow-host",
-            "http://127.0.0.1:*",
-            "--task-timeout",
-            "2s",
-            "--max-memory",
-            "64MiB",
-        ])
-        .env("BENCH_TEST_SECRET", "s3cret-value")
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    assert_eq!(output.status.code(), Some(0), "{stdout}");
+    let run = run_command(
+        bench(dir.path())
+            .args([
+                "inspect",
+                hostile.to_str().unwrap(),
+                "--allow-host",
+                "http://127.0.0.1:*",
+                "--task-timeout",
+                "2s",
+                "--max-memory",
+                "64MiB",
+            ])
+            .env("BENCH_TEST_SECRET", "s3cret-value"),
+    );
+    let stdout = &run.stdout;
+    assert_eq!(run.code, Some(0), "{stdout}");
     assert!(stdout.contains("  exports: config, run\n"), "{stdout}");
     assert!(
         stdout.contains("    bench:task/context@0.1.0\n"),

@@ -1,9 +1,11 @@
 //! End-to-end: bad input gets a one-line error naming the problem and exit 1 (never a panic),
 //! and a misbehaving task is a failed record while the run goes on.
 
-mod common;
-
-use common::*;
+use crate::support::{
+    bench::{run_bench, Run},
+    guests::{example, test_guest},
+    results::{records_of, step},
+};
 use serde_json::json;
 use tempfile::TempDir;
 

@@ -2,9 +2,12 @@
 //! a local server through wasi:http when the config allows the host, and fail with a
 //! clear error code when it does not.
 
-mod common;
-
-use common::*;
+use crate::support::{
+    bench::{run_bench, Run},
+    guests::built_project,
+    results::{records, step, step_names},
+    root,
+};
 use serde_json::{json, Value};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpListener;

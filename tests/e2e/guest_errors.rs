@@ -2,9 +2,12 @@
 //! spec §2.6–2.7, and their SDKs reach the participant's environment, log levels, parallel
 //! steps and pre-measured steps. The test tasks are built from source.
 
-mod common;
-
-use common::*;
+use crate::support::{
+    bench::{bench, run_command},
+    guests::built_project,
+    results::{log_lines, records, step, step_names},
+    root,
+};
 use serde_json::{json, Value};
 use tempfile::TempDir;
 
@@ -18,17 +21,8 @@ fn run_guest(project: &str, args: &[&str]) -> (Value, Vec<String>) {
     let path = root().join(project);
     let mut full = vec!["run", path.to_str().unwrap(), "--out", "results"];
     full.extend_from_slice(args);
-    let output = bench(dir.path())
-        .args(&full)
-        .env("GUEST_SECRET", "s3cret")
-        .output()
-        .expect("bench runs");
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert_eq!(
-        output.status.code(),
-        Some(0),
-        "{project} {args:?}: {stderr}"
-    );
+    let run = run_command(bench(dir.path()).args(&full).env("GUEST_SECRET", "s3cret"));
+    assert_eq!(run.code, Some(0), "{project} {args:?}: {}", run.stderr);
     let results = dir.path().join("results");
     let mut records = records(&results);
     assert_eq!(records.len(), 1);

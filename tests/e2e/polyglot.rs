@@ -2,9 +2,12 @@
 //! built from source and run with `bench run <dir>`, records the same task: same steps,
 //! measurements, phases, statuses, error codes, console lines and participant-log lines.
 
-mod common;
-
-use common::*;
+use crate::support::{
+    bench::{run_bench, Run},
+    guests::{built_project, example},
+    results::{log_lines, records},
+    root,
+};
 use serde_json::{json, Value};
 use std::path::Path;
 use std::time::{Duration, Instant};

@@ -2,9 +2,11 @@
 //! summary table, writes `summary.json` exactly as computed by hand below, and applies the
 //! `--fail-under` gate.
 
-mod common;
-
-use common::*;
+use crate::support::{
+    bench::{run_bench_pinned, Run},
+    guests::example,
+    results::{read_json, records, records_of},
+};
 use serde_json::{json, Value};
 use std::path::Path;
 use tempfile::TempDir;

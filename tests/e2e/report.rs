@@ -1,9 +1,11 @@
 //! End-to-end: export files (parsed back with CSV, XML and JSON parsers), the GitHub step
 //! summary, the table of a run without scoring, and `bench report` on a saved run.
 
-mod common;
-
-use common::*;
+use crate::support::{
+    bench::{run_bench_pinned, Run},
+    guests::example,
+    results::read_json,
+};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use tempfile::TempDir;

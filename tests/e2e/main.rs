@@ -1,0 +1,17 @@
+//! End-to-end tests: each builds real guest components from source, runs the real `bench`
+//! binary and reads what it printed and wrote. One module per user-visible area; the shared
+//! helpers are in `support`.
+
+mod support;
+
+mod bad_input;
+mod guest_errors;
+mod guest_http;
+mod platform;
+mod platform_faults;
+mod polyglot;
+mod report;
+mod run;
+mod sandbox;
+mod scaffold;
+mod scoring;

@@ -1,0 +1,74 @@
+//! Running the real `bench` binary and capturing what it printed.
+
+use super::{guests, root};
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+
+/// The `bench` binary with a shared compiled-component cache and a clean environment.
+pub(crate) fn bench(cwd: &Path) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_bench"));
+    command
+        .current_dir(cwd)
+        .env("BENCH_CACHE_DIR", root().join("target").join("bench-cache"))
+        .env("CARGO_TARGET_DIR", guests::target_dir())
+        .env_remove("BENCHSDK_NO_INGEST")
+        .env_remove("BENCHMARKS_PLATFORM_URL")
+        .env_remove("BENCHMARKS_PLATFORM_API_KEY")
+        .env_remove("BENCHMARKS_PLATFORM_TOKEN")
+        .stdin(Stdio::null());
+    command
+}
+
+/// What a `bench` invocation printed.
+pub(crate) struct Run {
+    pub(crate) code: Option<i32>,
+    pub(crate) stdout: String,
+    pub(crate) stderr: String,
+}
+
+impl Run {
+    /// stdout lines.
+    pub(crate) fn lines(&self) -> Vec<&str> {
+        self.stdout.lines().collect()
+    }
+}
+
+impl From<Output> for Run {
+    fn from(output: Output) -> Run {
+        Run {
+            code: output.status.code(),
+            stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+        }
+    }
+}
+
+/// Runs a prepared command to completion.
+pub(crate) fn run_command(command: &mut Command) -> Run {
+    command.output().expect("bench runs").into()
+}
+
+/// Runs `bench` with these arguments in `cwd`.
+pub(crate) fn run_bench(cwd: &Path, args: &[&str]) -> Run {
+    run_command(bench(cwd).args(args))
+}
+
+/// The GitHub Actions variables `summary.json` records, pinned for tests.
+const PINNED_GITHUB_ENV: [(&str, &str); 3] = [
+    ("GITHUB_SHA", "0123abc"),
+    ("GITHUB_REF_NAME", "main"),
+    ("GITHUB_EVENT_NAME", "push"),
+];
+
+/// Runs `bench` with these arguments in `cwd` with [`PINNED_GITHUB_ENV`], no
+/// `GITHUB_REF` and no step summary, then `env` on top.
+pub(crate) fn run_bench_pinned(cwd: &Path, args: &[&str], env: &[(&str, &str)]) -> Run {
+    run_command(
+        bench(cwd)
+            .env_remove("GITHUB_REF")
+            .env_remove("GITHUB_STEP_SUMMARY")
+            .envs(PINNED_GITHUB_ENV)
+            .envs(env.iter().copied())
+            .args(args),
+    )
+}

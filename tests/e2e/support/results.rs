@@ -1,0 +1,62 @@
+//! Reading what a run wrote: records, steps, JSON files and participant logs.
+
+use serde_json::Value;
+use std::path::Path;
+
+/// The records of a results directory, as JSON.
+pub(crate) fn records(dir: &Path) -> Vec<Value> {
+    std::fs::read_to_string(dir.join("records.ndjson"))
+        .expect("records.ndjson exists")
+        .lines()
+        .map(|line| serde_json::from_str(line).expect("each line is JSON"))
+        .collect()
+}
+
+/// The records of one participant, sorted by task index.
+pub(crate) fn records_of(dir: &Path, participant: &str) -> Vec<Value> {
+    let mut records: Vec<Value> = records(dir)
+        .into_iter()
+        .filter(|record| record["participant"] == participant)
+        .collect();
+    records.sort_by_key(|record| record["taskIndex"].as_u64());
+    records
+}
+
+/// Step names of a record, in order.
+pub(crate) fn step_names(record: &Value) -> Vec<&str> {
+    record["steps"]
+        .as_array()
+        .expect("steps array")
+        .iter()
+        .map(|step| step["name"].as_str().expect("step name"))
+        .collect()
+}
+
+/// The step called `name` in a record.
+pub(crate) fn step<'a>(record: &'a Value, name: &str) -> &'a Value {
+    record["steps"]
+        .as_array()
+        .expect("steps array")
+        .iter()
+        .find(|step| step["name"] == name)
+        .unwrap_or_else(|| panic!("no step {name} in {record}"))
+}
+
+/// A JSON file, parsed.
+pub(crate) fn read_json(path: &Path) -> Value {
+    let text = std::fs::read_to_string(path)
+        .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{} is not JSON: {e}", path.display()))
+}
+
+/// The lines of a participant log without their timestamps (none when no log was written).
+pub(crate) fn log_lines(results: &Path, participant: &str) -> Vec<String> {
+    let log = std::fs::read_to_string(results.join("logs").join(format!("{participant}.log")))
+        .unwrap_or_default();
+    log.lines()
+        .map(|line| match line.split_once(' ') {
+            Some((stamp, rest)) if stamp.ends_with('Z') => rest.to_owned(),
+            _ => line.to_owned(),
+        })
+        .collect()
+}
