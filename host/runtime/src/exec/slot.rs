@@ -6,7 +6,7 @@ use crate::component::{trap_summary, TaskComponent};
 use crate::js;
 use crate::record::TaskRecord;
 use crate::sandbox::context::{RecordedTask, StepDeadline};
-use crate::sandbox::limits::{self, MAX_RECORD_DATA_BYTES};
+use crate::sandbox::limits::{StopCode, MAX_RECORD_DATA_BYTES};
 use crate::sandbox::{self, Capabilities, SandboxState};
 use bench_contract::bench::task::model::TaskInput;
 use bench_contract::Task;
@@ -80,10 +80,7 @@ impl Slot {
             None => match instantiate(&self.config).await {
                 Ok(live) => live,
                 Err(message) => {
-                    let ending = TaskEnd::Stopped {
-                        code: "instantiation_failed".into(),
-                        message,
-                    };
+                    let ending = stopped(StopCode::InstantiationFailed, message);
                     let timing = timing(started_at, start);
                     let record =
                         build_record(record_index, phase, timing, RecordedTask::default(), ending);
@@ -108,24 +105,25 @@ impl Slot {
             CallEnd::Returned(Ok(Ok(output))) => (TaskEnd::Output(output), true),
             CallEnd::Returned(Ok(Err(error))) => (TaskEnd::Failed(error), true),
             CallEnd::Returned(Err(trap)) => (stopped_by_trap(&trap, &live), false),
-            CallEnd::StepTimedOut(deadline) => (stopped("step_timeout", deadline.message()), false),
+            CallEnd::StepTimedOut(deadline) => {
+                (stopped(StopCode::StepTimeout, deadline.message()), false)
+            }
             CallEnd::TaskTimedOut(limit) => (
                 stopped(
-                    "task_timeout",
+                    StopCode::TaskTimeout,
                     format!("Task timed out after {}ms", limit.as_millis()),
                 ),
                 false,
             ),
         };
-        let (close_code, close_message) = match &ending {
-            TaskEnd::Stopped { code, message } => (code.clone(), message.clone()),
-            _ => (
-                "abandoned".into(),
-                "step was still open when the task returned".into(),
+        let state = live.store.data_mut();
+        let mut recorded = match &ending {
+            TaskEnd::Stopped { code, message } => state.recorder.finish(*code, message),
+            _ => state.recorder.finish(
+                StopCode::Abandoned,
+                "step was still open when the task returned",
             ),
         };
-        let state = live.store.data_mut();
-        let mut recorded = state.recorder.finish(&close_code, &close_message);
         let mut log = state.recorder.take_log();
         for destination in state.http_hooks.take_denied() {
             let stamp = js::iso_timestamp(SystemTime::now());
@@ -204,17 +202,14 @@ async fn call_with_deadlines(
     }
 }
 
-fn stopped(code: &str, message: String) -> TaskEnd {
-    TaskEnd::Stopped {
-        code: code.into(),
-        message,
-    }
+fn stopped(code: StopCode, message: String) -> TaskEnd {
+    TaskEnd::Stopped { code, message }
 }
 
 fn stopped_by_trap(trap: &wasmtime::Error, live: &LiveInstance) -> TaskEnd {
-    let code = limits::trap_code(trap);
+    let code = StopCode::of_trap(trap);
     let mut message = match code {
-        "memory_limit" => format!("task exceeded its memory limit: {}", trap_summary(trap)),
+        StopCode::MemoryLimit => format!("task exceeded its memory limit: {}", trap_summary(trap)),
         _ => format!("task trapped: {}", trap_summary(trap)),
     };
     if let Some(last) = live.store.data().stderr.last_line() {
@@ -244,7 +239,7 @@ fn enforce_data_limit(recorded: &mut RecordedTask, ending: TaskEnd) -> TaskEnd {
     recorded.measures.clear();
     recorded.steps.iter_mut().for_each(|step| step.data = None);
     stopped(
-        "data_too_large",
+        StopCode::DataTooLarge,
         format!("the task recorded more than {MAX_RECORD_DATA_BYTES} bytes of data; its data was dropped"),
     )
 }

@@ -4,7 +4,7 @@
 
 use crate::js;
 use crate::record::{Data, Status, StepRecord};
-use crate::sandbox::limits::{MAX_RECORD_DATA_BYTES, MAX_TASK_LOG_LINES};
+use crate::sandbox::limits::{StopCode, MAX_RECORD_DATA_BYTES, MAX_TASK_LOG_LINES};
 use crate::sandbox::SandboxState;
 use bench_contract::bench::task::context::Host;
 use bench_contract::bench::task::model::{self, Level, StepOptions, StepOutcome};
@@ -105,14 +105,14 @@ impl TaskRecorder {
         self.deadline.subscribe()
     }
 
-    /// Ends the task: steps still open are closed as failed with `error_code` (innermost
-    /// first, as their failures would propagate), and everything recorded is returned.
-    pub fn finish(&mut self, error_code: &str, message: &str) -> RecordedTask {
+    /// Ends the task: steps still open are closed as failed with `code` (innermost first, as
+    /// their failures would propagate), and everything recorded is returned.
+    pub fn finish(&mut self, code: StopCode, message: &str) -> RecordedTask {
         while let Some(step) = self.open.pop() {
             self.close_step(
                 step,
                 Status::Error,
-                Some(error_code.to_owned()),
+                Some(code.as_str().to_owned()),
                 Some(message),
                 None,
             );
