@@ -8,7 +8,7 @@ use bench_runtime::component::TaskComponent;
 use bench_runtime::config::{BenchmarkConfig, GroupBy};
 use bench_runtime::exec::{self, ExecPlan, ParticipantRun, RunObserver, RunRecords, SlotConfig};
 use bench_runtime::metrics::MetricsRecorder;
-use bench_runtime::plan::{self, ResolvedRun};
+use bench_runtime::plan::{self, ResolvedRun, Schedule};
 use bench_runtime::report::console::{Console, Header};
 use bench_runtime::report::export::ExportManager;
 use bench_runtime::report::finish::{finish, RunResults};
@@ -19,6 +19,7 @@ use bench_runtime::{engine, js};
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::Arc;
 use std::time::SystemTime;
 
 /// Runs a benchmark task (a `.wasm` component or a project directory) with upstream flags.
@@ -43,7 +44,7 @@ pub async fn run(task_path: &Path, argv: &[String]) -> Result<ExitCode> {
         grants,
         ..
     } = prepared;
-    let schedule = plan::build_schedule(&config, &resolved);
+    let schedule = Arc::new(Schedule::for_run(&config, &resolved));
     let started_at = SystemTime::now();
     let run_id = run_id(started_at);
     let dir = flags.out.as_ref().map(PathBuf::from).unwrap_or_else(|| {

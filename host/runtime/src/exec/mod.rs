@@ -1,4 +1,4 @@
-//! Executors: they pull schedule slots, honour concurrency and stagger, and hand each
+//! Executors: they pull tasks from the schedule, honour concurrency and stagger, and hand each
 //! finished task to a [`RunObserver`]. They never format output.
 
 mod outcome;
@@ -12,9 +12,10 @@ pub use participant::run_participant;
 pub use round::run_rounds;
 pub use slot::{Finished, Slot, SlotConfig};
 
-use crate::plan::Slot as ScheduleSlot;
+use crate::plan::Schedule;
 use crate::record::TaskRecord;
 use anyhow::Result;
+use std::sync::Arc;
 
 /// One participant ready to run: its name and what each of its slots needs.
 #[derive(Clone)]
@@ -28,8 +29,8 @@ pub struct ParticipantRun {
 /// What the executors need besides the participants.
 #[derive(Debug, Clone)]
 pub struct ExecPlan {
-    /// The schedule every participant runs.
-    pub schedule: Vec<ScheduleSlot>,
+    /// The schedule every participant runs, shared by all slots.
+    pub schedule: Arc<Schedule>,
     /// Tasks in flight per participant (participant mode) or per round (round mode).
     pub concurrency: u32,
     /// Ramp (participant mode) or gap between rounds (round mode), in milliseconds.

@@ -1,5 +1,5 @@
 //! groupBy `participant`: participants one after another; for each, `concurrency` slots
-//! (each its own sandbox) pull the next schedule index; the stagger ramp is anchored to the
+//! (each its own sandbox) pull the next schedule index from one counter; the stagger ramp is anchored to the
 //! first start (spec §3.2–3.3).
 //!
 //! With one slot the tasks run inline in the executor's task (no thread hand-off per task);
@@ -46,10 +46,10 @@ async fn run_inline(
     let mut slot = Slot::new(participant.slot.clone());
     let ramp = Ramp::new(plan.stagger_delay_ms);
     let mut ticker = flush_ticker();
-    let mut records = Vec::with_capacity(total);
-    for (index, entry) in plan.schedule.iter().enumerate() {
+    let mut records = Vec::new();
+    for index in 0..total {
         ramp.wait(index).await;
-        let task = slot.run(index as u32, index as u32, entry.phase.as_deref());
+        let task = slot.run(index as u32, index as u32, plan.schedule.phase_at(index));
         let finished = flushing_while(task, &mut ticker, observer).await?;
         observer.task_finished(&participant.name, &finished, total)?;
         records.push(finished.record);
@@ -75,12 +75,12 @@ async fn run_pool(
         workers.spawn(async move {
             loop {
                 let index = next_index.fetch_add(1, Ordering::Relaxed);
-                let Some(entry) = schedule.get(index) else {
+                if index >= total {
                     break;
-                };
+                }
                 ramp.wait(index).await;
                 let finished = slot
-                    .run(index as u32, index as u32, entry.phase.as_deref())
+                    .run(index as u32, index as u32, schedule.phase_at(index))
                     .await;
                 done.lock()
                     .unwrap_or_else(|e| e.into_inner())
@@ -90,7 +90,7 @@ async fn run_pool(
     }
     let mut collect = tokio::time::interval(COLLECT_INTERVAL);
     let mut flush = flush_ticker();
-    let mut records = Vec::with_capacity(total);
+    let mut records = Vec::new();
     loop {
         let all_done = tokio::select! {
             joined = workers.join_next() => match joined {

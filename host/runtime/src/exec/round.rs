@@ -23,17 +23,17 @@ pub async fn run_rounds(
         .collect();
     let mut records: RunRecords = participants
         .iter()
-        .map(|participant| (participant.name.clone(), Vec::with_capacity(rounds)))
+        .map(|participant| (participant.name.clone(), Vec::new()))
         .collect();
     let mut ticker = flush_ticker();
     let permits = Arc::new(Semaphore::new((plan.concurrency as usize).max(1)));
-    for (round, entry) in plan.schedule.iter().enumerate() {
+    for round in 0..rounds {
         if round > 0 && plan.stagger_delay_ms > 0.0 {
             observer.flush()?;
             tokio::time::sleep(Duration::from_secs_f64(plan.stagger_delay_ms / 1000.0)).await;
         }
-        let phase = entry.phase.as_deref();
         if plan.concurrency <= 1 {
+            let phase = plan.schedule.phase_at(round);
             // One task at a time, in participant order: run them inline.
             for (index, slot) in slots.iter_mut().enumerate() {
                 let slot = slot
@@ -52,9 +52,10 @@ pub async fn run_rounds(
             let mut slot = slot
                 .take()
                 .expect("every slot is back before the next round");
-            let phase = entry.phase.clone();
+            let schedule = plan.schedule.clone();
             running.spawn(async move {
-                let finished = slot.run(round as u32, round as u32, phase.as_deref()).await;
+                let phase = schedule.phase_at(round);
+                let finished = slot.run(round as u32, round as u32, phase).await;
                 drop(permit);
                 (index, slot, finished)
             });
