@@ -6,7 +6,8 @@ use anyhow::Result;
 use bench_platform::reporter::{Closing, PlatformRun};
 use bench_runtime::component::TaskComponent;
 use bench_runtime::config::{BenchmarkConfig, GroupBy};
-use bench_runtime::exec::{self, ExecPlan, ParticipantRun, RunObserver, RunRecords, SlotConfig};
+use bench_runtime::events::{Observers, RunObserver};
+use bench_runtime::exec::{self, ExecPlan, ParticipantRun, RunRecords, SlotConfig};
 use bench_runtime::metrics::MetricsRecorder;
 use bench_runtime::plan::{self, ResolvedRun, Schedule};
 use bench_runtime::report::console::{Console, Header};
@@ -98,11 +99,16 @@ pub async fn run(task_path: &Path, argv: &[String]) -> Result<ExitCode> {
         }
         None => None,
     };
-    let observer = platform.as_ref().map(|p| p.observer(metrics.clone()));
-    let mut observers = (
-        RunReporter { console, results },
-        (metrics.clone(), observer),
-    );
+    // The results writer sees every event first: a record is on disk before it is sent.
+    let mut reporter = RunReporter { console, results };
+    let mut metrics_observer = metrics.clone();
+    let mut platform_observer = platform.as_ref().map(|p| p.observer(metrics.clone()));
+    let mut observers = Observers::default();
+    observers.push(&mut reporter);
+    observers.push(&mut metrics_observer);
+    if let Some(observer) = &mut platform_observer {
+        observers.push(observer);
+    }
     let group_by = resolved.group_by;
     let records = execute(
         group_by,
@@ -112,7 +118,6 @@ pub async fn run(task_path: &Path, argv: &[String]) -> Result<ExitCode> {
         platform.as_ref(),
     )
     .await?;
-    let (mut reporter, _) = observers;
     reporter.results.flush()?;
     metrics.sample();
     let mut closing = match platform {

@@ -1,7 +1,7 @@
 //! Pacing shared by the executors: the anchored stagger ramp and periodic flushing of the
 //! observer while a task runs.
 
-use super::{RunObserver, FLUSH_INTERVAL};
+use crate::events::{RunEvent, RunObserver, FLUSH_INTERVAL};
 use anyhow::Result;
 use std::future::Future;
 use std::sync::OnceLock;
@@ -53,7 +53,7 @@ pub async fn flushing_while<F: Future>(
         tokio::select! {
             biased;
             output = &mut work => return Ok(output),
-            _ = ticker.tick() => observer.flush()?,
+            _ = ticker.tick() => observer.observe(RunEvent::Flush)?,
         }
     }
 }

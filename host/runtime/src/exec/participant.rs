@@ -7,7 +7,8 @@
 //! milliseconds rather than one wake-up per task.
 
 use super::pacing::{flush_ticker, flushing_while, Ramp};
-use super::{ExecPlan, Finished, ParticipantRun, RunObserver, Slot};
+use super::{task_finished, ExecPlan, ParticipantRun, Slot};
+use crate::events::{Finished, RunEvent, RunObserver};
 use crate::record::TaskRecord;
 use anyhow::Result;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -24,7 +25,8 @@ pub async fn run_participant(
     plan: &ExecPlan,
     observer: &mut dyn RunObserver,
 ) -> Result<Vec<TaskRecord>> {
-    observer.participant_started(&participant.name);
+    let name = participant.name.as_str();
+    observer.observe(RunEvent::ParticipantStarted { participant: name })?;
     let slots = (plan.concurrency as usize).min(plan.schedule.len()).max(1);
     let mut records = if slots == 1 {
         run_inline(participant, plan, observer).await?
@@ -32,8 +34,11 @@ pub async fn run_participant(
         run_pool(participant, plan, slots, observer).await?
     };
     records.sort_by_key(|record| record.task_index);
-    observer.flush()?;
-    observer.participant_finished(&participant.name, &records);
+    observer.observe(RunEvent::Flush)?;
+    observer.observe(RunEvent::ParticipantFinished {
+        participant: name,
+        records: &records,
+    })?;
     Ok(records)
 }
 
@@ -51,7 +56,7 @@ async fn run_inline(
         ramp.wait(index).await;
         let task = slot.run(index as u32, index as u32, plan.schedule.phase_at(index));
         let finished = flushing_while(task, &mut ticker, observer).await?;
-        observer.task_finished(&participant.name, &finished, total)?;
+        task_finished(observer, &participant.name, &finished, total)?;
         records.push(finished.record);
     }
     Ok(records)
@@ -104,14 +109,14 @@ async fn run_pool(
         };
         let ready = std::mem::take(&mut *done.lock().unwrap_or_else(|e| e.into_inner()));
         for finished in ready {
-            observer.task_finished(&participant.name, &finished, total)?;
+            task_finished(observer, &participant.name, &finished, total)?;
             records.push(finished.record);
         }
         if all_done {
             return Ok(records);
         }
         if ticker_fired(&mut flush) {
-            observer.flush()?;
+            observer.observe(RunEvent::Flush)?;
         }
     }
 }

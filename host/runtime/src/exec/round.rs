@@ -2,7 +2,8 @@
 //! once, started in participant order), with a fixed gap between rounds (spec §3.4).
 
 use super::pacing::{flush_ticker, flushing_while};
-use super::{ExecPlan, Finished, ParticipantRun, RunObserver, RunRecords, Slot};
+use super::{task_finished, ExecPlan, ParticipantRun, RunRecords, Slot};
+use crate::events::{Finished, RunEvent, RunObserver};
 use anyhow::Result;
 use std::sync::Arc;
 use std::time::Duration;
@@ -16,7 +17,10 @@ pub async fn run_rounds(
     observer: &mut dyn RunObserver,
 ) -> Result<RunRecords> {
     let rounds = plan.schedule.len();
-    observer.rounds_started(participants.len(), rounds);
+    observer.observe(RunEvent::RoundsStarted {
+        participants: participants.len(),
+        rounds,
+    })?;
     let mut slots: Vec<Option<Slot>> = participants
         .iter()
         .map(|participant| Some(Slot::new(participant.slot.clone())))
@@ -29,7 +33,7 @@ pub async fn run_rounds(
     let permits = Arc::new(Semaphore::new((plan.concurrency as usize).max(1)));
     for round in 0..rounds {
         if round > 0 && plan.stagger_delay_ms > 0.0 {
-            observer.flush()?;
+            observer.observe(RunEvent::Flush)?;
             tokio::time::sleep(Duration::from_secs_f64(plan.stagger_delay_ms / 1000.0)).await;
         }
         if plan.concurrency <= 1 {
@@ -41,7 +45,7 @@ pub async fn run_rounds(
                     .expect("slots stay in place in sequential rounds");
                 let task = slot.run(round as u32, round as u32, phase);
                 let finished = flushing_while(task, &mut ticker, observer).await?;
-                observer.task_finished(&participants[index].name, &finished, rounds)?;
+                task_finished(observer, &participants[index].name, &finished, rounds)?;
                 records[index].1.push(finished.record);
             }
             continue;
@@ -63,14 +67,17 @@ pub async fn run_rounds(
         while let Some(joined) = flushing_while(running.join_next(), &mut ticker, observer).await? {
             let (index, slot, finished) = joined?;
             slots[index] = Some(slot);
-            observer.task_finished(&participants[index].name, &finished, rounds)?;
+            task_finished(observer, &participants[index].name, &finished, rounds)?;
             records[index].1.push(finished.record);
         }
     }
-    observer.flush()?;
+    observer.observe(RunEvent::Flush)?;
     for (index, participant) in participants.iter().enumerate() {
         let failed = records[index].1.iter().any(|record| !record.is_success());
-        observer.round_participant_finished(&participant.name, failed);
+        observer.observe(RunEvent::RoundParticipantFinished {
+            participant: &participant.name,
+            failed,
+        })?;
     }
     Ok(records)
 }

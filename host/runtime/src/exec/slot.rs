@@ -3,8 +3,8 @@
 
 use super::outcome::{build_record, TaskEnd, Timing};
 use crate::component::{trap_summary, TaskComponent};
+use crate::events::Finished;
 use crate::js;
-use crate::record::TaskRecord;
 use crate::sandbox::context::{RecordedTask, StepDeadline};
 use crate::sandbox::limits::{StopCode, MAX_RECORD_DATA_BYTES};
 use crate::sandbox::{self, Capabilities, SandboxState};
@@ -14,15 +14,6 @@ use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime};
 use tokio::sync::watch;
 use wasmtime::Store;
-
-/// A finished task: its record and the participant-log lines it produced.
-#[derive(Debug)]
-pub struct Finished {
-    /// The task record.
-    pub record: TaskRecord,
-    /// Lines for the participant log.
-    pub log: Vec<String>,
-}
 
 /// What every task of one participant shares.
 #[derive(Clone)]
