@@ -74,7 +74,7 @@ pub async fn run(task_path: &Path, argv: &[String]) -> Result<ExitCode> {
         .map(|participant| {
             Ok(ParticipantRun {
                 name: participant.name.clone(),
-                slot: SlotConfig {
+                slots: SlotConfig {
                     task: task.clone(),
                     participant_json: participant.raw.to_string(),
                     capabilities: grants
@@ -150,7 +150,7 @@ pub async fn run(task_path: &Path, argv: &[String]) -> Result<ExitCode> {
 
 async fn execute(
     group_by: GroupBy,
-    participants: &[ParticipantRun],
+    participants: &[ParticipantRun<SlotConfig>],
     plan: &ExecPlan,
     observer: &mut dyn RunObserver,
     platform: Option<&PlatformRun>,

@@ -1,17 +1,21 @@
 //! Executors: they pull tasks from the schedule, honour concurrency and stagger, and send
-//! each finished task to a [`RunObserver`](crate::events::RunObserver). They never format
-//! output.
+//! each finished task to a [`RunObserver`](crate::events::RunObserver). They run tasks through
+//! a [`TaskRunner`] (a sandbox in a run, a fake in unit tests) and never format output.
 
 mod outcome;
 mod pacing;
 mod participant;
 mod round;
+mod runner;
 mod slot;
+#[cfg(test)]
+mod test_support;
 
 pub use outcome::{build_record, TaskEnd, Timing};
 pub use participant::run_participant;
 pub use round::run_rounds;
-pub use slot::{Slot, SlotConfig};
+pub use runner::{SlotFactory, TaskRunner};
+pub use slot::{SandboxSlot, SlotConfig};
 
 use crate::events::{Finished, RunEvent, RunObserver};
 use crate::plan::Schedule;
@@ -19,13 +23,13 @@ use crate::record::TaskRecord;
 use anyhow::Result;
 use std::sync::Arc;
 
-/// One participant ready to run: its name and what each of its slots needs.
+/// One participant ready to run: its name and how to open each of its concurrency slots.
 #[derive(Clone)]
-pub struct ParticipantRun {
+pub struct ParticipantRun<F> {
     /// The participant's name.
     pub name: String,
-    /// What every slot of this participant shares.
-    pub slot: SlotConfig,
+    /// Opens the participant's slots (one [`TaskRunner`] each).
+    pub slots: F,
 }
 
 /// What the executors need besides the participants.
