@@ -14,9 +14,8 @@ use super::tail::RecordsTail;
 use super::upload::list_items;
 use super::{new_ledger, summary_body};
 use anyhow::{bail, Result};
-use bench_runtime::exec::{Finished, RunObserver};
+use bench_runtime::events::{RunEvent, RunObserver};
 use bench_runtime::metrics::MetricsRecorder;
-use bench_runtime::record::TaskRecord;
 use bench_runtime::report::console::Console;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -425,28 +424,31 @@ impl PlatformObserver {
 }
 
 impl RunObserver for PlatformObserver {
-    fn participant_started(&mut self, _participant: &str) {
-        // The metrics observer runs first: its start sample is the last line.
-        self.window_start = self.metrics.lines().saturating_sub(1);
-    }
-
-    /// Records reach the platform from `records.ndjson`, not from here.
-    fn task_finished(&mut self, _: &str, _: &Finished, _: usize) -> Result<()> {
+    /// Records reach the platform from `records.ndjson`, not from task events; round mode
+    /// delivers every participant's ending when the run ends.
+    fn observe(&mut self, event: RunEvent<'_>) -> Result<()> {
+        match event {
+            RunEvent::ParticipantStarted { .. } => {
+                // The metrics observer runs first: its start sample is the last line.
+                self.window_start = self.metrics.lines().saturating_sub(1);
+            }
+            RunEvent::ParticipantFinished {
+                participant,
+                records,
+            } => {
+                if let Some(index) = self.index(participant) {
+                    let _ = self.commands.send(Command::Done {
+                        participant: index,
+                        records: records.len(),
+                        metrics_lines: (self.window_start, self.metrics.lines()),
+                    });
+                }
+            }
+            RunEvent::TaskFinished { .. }
+            | RunEvent::RoundsStarted { .. }
+            | RunEvent::RoundParticipantFinished { .. }
+            | RunEvent::Flush => {}
+        }
         Ok(())
     }
-
-    fn participant_finished(&mut self, participant: &str, records: &[TaskRecord]) {
-        if let Some(index) = self.index(participant) {
-            let _ = self.commands.send(Command::Done {
-                participant: index,
-                records: records.len(),
-                metrics_lines: (self.window_start, self.metrics.lines()),
-            });
-        }
-    }
-
-    fn rounds_started(&mut self, _: usize, _: usize) {}
-
-    /// Round mode delivers every participant's ending when the run ends.
-    fn round_participant_finished(&mut self, _: &str, _: bool) {}
 }

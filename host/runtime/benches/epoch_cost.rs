@@ -5,7 +5,7 @@
 
 use bench_runtime::component::TaskComponent;
 use bench_runtime::engine::{EngineSettings, TaskEngine};
-use bench_runtime::exec::{Slot, SlotConfig};
+use bench_runtime::exec::{SlotConfig, SlotFactory, TaskRunner};
 use bench_runtime::sandbox::Capabilities;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -34,17 +34,18 @@ async fn measure(wasm: &Path, epoch_interruption: bool) -> Duration {
     };
     let engine = TaskEngine::new(&settings).expect("engine");
     let task = Arc::new(TaskComponent::load(&engine, wasm).expect("component"));
-    let mut slot = Slot::new(SlotConfig {
+    let config = SlotConfig {
         task,
         participant_json: r#"{"name":"local"}"#.into(),
         capabilities: Capabilities::default(),
         args: vec![("--limit".into(), "5000000".into())],
         fresh_instance: false,
-    });
+    };
+    let mut slot = config.open_slot();
     let mut samples = Vec::with_capacity(SAMPLES);
     for i in 0..WARMUP + SAMPLES {
         let start = Instant::now();
-        let finished = slot.run(i as u32, i as u32, None).await;
+        let finished = slot.run(i as u32, None).await;
         assert!(finished.record.is_success(), "{:?}", finished.record);
         if i >= WARMUP {
             samples.push(start.elapsed());

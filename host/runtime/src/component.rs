@@ -2,6 +2,7 @@
 //! world checks, and the [`TaskPre`] every sandbox is instantiated from.
 
 use crate::engine::TaskEngine;
+use crate::sandbox::context::TaskRecorder;
 use crate::sandbox::{self, Capabilities, SandboxState};
 use anyhow::{bail, Context as _, Result};
 use bench_contract::{Task, TaskPre};
@@ -239,11 +240,11 @@ fn is_provided(import: &str) -> bool {
 }
 
 fn task_linker(engine: &TaskEngine) -> Result<Linker<SandboxState>> {
-    let mut linker = Linker::new(engine.engine());
+    let mut linker: Linker<SandboxState> = Linker::new(engine.engine());
     wasmtime_wasi::p2::add_to_linker_async(&mut linker).map_err(anyhow::Error::from)?;
     wasmtime_wasi_http::p2::add_only_http_to_linker_async(&mut linker)
         .map_err(anyhow::Error::from)?;
-    Task::add_to_linker::<_, HasSelf<_>>(&mut linker, |state| state)
+    Task::add_to_linker::<_, HasSelf<TaskRecorder>>(&mut linker, |state| &mut state.recorder)
         .map_err(anyhow::Error::from)?;
     Ok(linker)
 }

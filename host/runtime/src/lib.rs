@@ -7,6 +7,7 @@
 pub mod component;
 pub mod config;
 pub mod engine;
+pub mod events;
 pub mod exec;
 pub mod js;
 pub mod metrics;

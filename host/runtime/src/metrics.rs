@@ -7,9 +7,8 @@
 //! closest analogue of Node's event-loop delay histogram.
 
 use crate::config::GroupBy;
-use crate::exec::{Finished, RunObserver};
+use crate::events::{RunEvent, RunObserver};
 use crate::js;
-use crate::record::TaskRecord;
 use anyhow::{Context as _, Result};
 use serde_json::{json, Map, Value};
 use std::fs::File;
@@ -239,31 +238,29 @@ impl Recorder {
 }
 
 impl RunObserver for MetricsRecorder {
-    fn participant_started(&mut self, _: &str) {
-        self.sample();
-    }
-
-    fn task_finished(&mut self, _: &str, _: &Finished, _: usize) -> Result<()> {
-        if let Ok(mut inner) = self.inner.lock() {
-            inner.finished_tasks += 1;
-            if inner.round_width > 0 && inner.finished_tasks % inner.round_width == 0 {
-                inner.sample();
+    /// Samples when a participant starts and finishes, and in round mode after every round.
+    fn observe(&mut self, event: RunEvent<'_>) -> Result<()> {
+        match event {
+            RunEvent::ParticipantStarted { .. } | RunEvent::ParticipantFinished { .. } => {
+                self.sample();
             }
+            RunEvent::TaskFinished { .. } => {
+                if let Ok(mut inner) = self.inner.lock() {
+                    inner.finished_tasks += 1;
+                    if inner.round_width > 0 && inner.finished_tasks % inner.round_width == 0 {
+                        inner.sample();
+                    }
+                }
+            }
+            RunEvent::RoundsStarted { participants, .. } => {
+                if let Ok(mut inner) = self.inner.lock() {
+                    inner.round_width = participants;
+                }
+            }
+            RunEvent::RoundParticipantFinished { .. } | RunEvent::Flush => {}
         }
         Ok(())
     }
-
-    fn participant_finished(&mut self, _: &str, _: &[TaskRecord]) {
-        self.sample();
-    }
-
-    fn rounds_started(&mut self, participants: usize, _: usize) {
-        if let Ok(mut inner) = self.inner.lock() {
-            inner.round_width = participants;
-        }
-    }
-
-    fn round_participant_finished(&mut self, _: &str, _: bool) {}
 }
 
 fn opt(value: Option<f64>) -> Value {

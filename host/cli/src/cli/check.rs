@@ -17,7 +17,7 @@ pub async fn check(task_path: &Path, argv: &[String]) -> Result<bool> {
         skipped,
         ..
     } = &prepared;
-    let schedule = plan::build_schedule(config, resolved);
+    let schedule = plan::Schedule::for_run(config, resolved);
     println!(
         "Component: {} ({} bytes, sha256 {})",
         task.path.display(),

@@ -26,7 +26,7 @@ pub async fn inspect(task_path: &Path, argv: &[String]) -> Result<()> {
     );
     println!(
         "Knobs: iterations={}, concurrency={}, staggerDelayMs={}, groupBy={}",
-        plan::build_schedule(&prepared.config, resolved).len(),
+        plan::Schedule::for_run(&prepared.config, resolved).len(),
         resolved.concurrency,
         js::number_to_string(resolved.stagger_delay_ms),
         resolved.group_by.as_str()

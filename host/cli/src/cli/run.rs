@@ -6,9 +6,10 @@ use anyhow::Result;
 use bench_platform::reporter::{Closing, PlatformRun};
 use bench_runtime::component::TaskComponent;
 use bench_runtime::config::{BenchmarkConfig, GroupBy};
-use bench_runtime::exec::{self, ExecPlan, ParticipantRun, RunObserver, RunRecords, SlotConfig};
+use bench_runtime::events::{Observers, RunObserver};
+use bench_runtime::exec::{self, ExecPlan, ParticipantRun, RunRecords, SlotConfig};
 use bench_runtime::metrics::MetricsRecorder;
-use bench_runtime::plan::{self, ResolvedRun};
+use bench_runtime::plan::{self, ResolvedRun, Schedule};
 use bench_runtime::report::console::{Console, Header};
 use bench_runtime::report::export::ExportManager;
 use bench_runtime::report::finish::{finish, RunResults};
@@ -19,6 +20,7 @@ use bench_runtime::{engine, js};
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::Arc;
 use std::time::SystemTime;
 
 /// Runs a benchmark task (a `.wasm` component or a project directory) with upstream flags.
@@ -43,7 +45,7 @@ pub async fn run(task_path: &Path, argv: &[String]) -> Result<ExitCode> {
         grants,
         ..
     } = prepared;
-    let schedule = plan::build_schedule(&config, &resolved);
+    let schedule = Arc::new(Schedule::for_run(&config, &resolved));
     let started_at = SystemTime::now();
     let run_id = run_id(started_at);
     let dir = flags.out.as_ref().map(PathBuf::from).unwrap_or_else(|| {
@@ -72,7 +74,7 @@ pub async fn run(task_path: &Path, argv: &[String]) -> Result<ExitCode> {
         .map(|participant| {
             Ok(ParticipantRun {
                 name: participant.name.clone(),
-                slot: SlotConfig {
+                slots: SlotConfig {
                     task: task.clone(),
                     participant_json: participant.raw.to_string(),
                     capabilities: grants
@@ -97,11 +99,16 @@ pub async fn run(task_path: &Path, argv: &[String]) -> Result<ExitCode> {
         }
         None => None,
     };
-    let observer = platform.as_ref().map(|p| p.observer(metrics.clone()));
-    let mut observers = (
-        RunReporter { console, results },
-        (metrics.clone(), observer),
-    );
+    // The results writer sees every event first: a record is on disk before it is sent.
+    let mut reporter = RunReporter { console, results };
+    let mut metrics_observer = metrics.clone();
+    let mut platform_observer = platform.as_ref().map(|p| p.observer(metrics.clone()));
+    let mut observers = Observers::default();
+    observers.push(&mut reporter);
+    observers.push(&mut metrics_observer);
+    if let Some(observer) = &mut platform_observer {
+        observers.push(observer);
+    }
     let group_by = resolved.group_by;
     let records = execute(
         group_by,
@@ -111,7 +118,6 @@ pub async fn run(task_path: &Path, argv: &[String]) -> Result<ExitCode> {
         platform.as_ref(),
     )
     .await?;
-    let (mut reporter, _) = observers;
     reporter.results.flush()?;
     metrics.sample();
     let mut closing = match platform {
@@ -144,7 +150,7 @@ pub async fn run(task_path: &Path, argv: &[String]) -> Result<ExitCode> {
 
 async fn execute(
     group_by: GroupBy,
-    participants: &[ParticipantRun],
+    participants: &[ParticipantRun<SlotConfig>],
     plan: &ExecPlan,
     observer: &mut dyn RunObserver,
     platform: Option<&PlatformRun>,

@@ -4,6 +4,7 @@
 use crate::js;
 use crate::record::{Data, Status, StepRecord, TaskRecord};
 use crate::sandbox::context::RecordedTask;
+use crate::sandbox::limits::StopCode;
 use bench_contract::bench::task::model::{self, TaskError, TaskOutput};
 use serde_json::Value;
 use std::time::SystemTime;
@@ -17,8 +18,8 @@ pub enum TaskEnd {
     Failed(TaskError),
     /// The host stopped the task: a trap, a timeout, a failed instantiation.
     Stopped {
-        /// The record's errorCode (`trap`, `step_timeout`…).
-        code: String,
+        /// Why (the record's errorCode).
+        code: StopCode,
         /// One line saying what happened (recorded as `errorMessage`).
         message: String,
     },
@@ -76,7 +77,7 @@ pub fn build_record(
         }
         TaskEnd::Stopped { code, message } => {
             data.insert("errorMessage".into(), Value::String(message));
-            (Status::Error, Some(code))
+            (Status::Error, Some(code.as_str().to_owned()))
         }
     };
     let started_at = js::iso_timestamp(timing.started_at);

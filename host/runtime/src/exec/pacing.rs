@@ -1,12 +1,12 @@
 //! Pacing shared by the executors: the anchored stagger ramp and periodic flushing of the
 //! observer while a task runs.
 
-use super::{RunObserver, FLUSH_INTERVAL};
+use crate::events::{RunEvent, RunObserver, FLUSH_INTERVAL};
 use anyhow::Result;
 use std::future::Future;
 use std::sync::OnceLock;
-use std::time::{Duration, Instant};
-use tokio::time::{Interval, MissedTickBehavior};
+use std::time::Duration;
+use tokio::time::{Instant, Interval, MissedTickBehavior};
 
 /// The participant-mode ramp: task `i` starts no earlier than `first start + i × stagger`.
 #[derive(Debug, Default)]
@@ -31,7 +31,7 @@ impl Ramp {
         }
         let start = *self.first_start.get_or_init(Instant::now);
         let due = start + Duration::from_secs_f64(index as f64 * self.stagger_ms / 1000.0);
-        tokio::time::sleep_until(due.into()).await;
+        tokio::time::sleep_until(due).await;
     }
 }
 
@@ -53,7 +53,7 @@ pub async fn flushing_while<F: Future>(
         tokio::select! {
             biased;
             output = &mut work => return Ok(output),
-            _ = ticker.tick() => observer.flush()?,
+            _ = ticker.tick() => observer.observe(RunEvent::Flush)?,
         }
     }
 }

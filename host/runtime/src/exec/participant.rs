@@ -1,5 +1,5 @@
 //! groupBy `participant`: participants one after another; for each, `concurrency` slots
-//! (each its own sandbox) pull the next schedule index; the stagger ramp is anchored to the
+//! (each its own [`TaskRunner`]) pull the next schedule index from one counter; the stagger ramp is anchored to the
 //! first start (spec §3.2–3.3).
 //!
 //! With one slot the tasks run inline in the executor's task (no thread hand-off per task);
@@ -7,7 +7,8 @@
 //! milliseconds rather than one wake-up per task.
 
 use super::pacing::{flush_ticker, flushing_while, Ramp};
-use super::{ExecPlan, Finished, ParticipantRun, RunObserver, Slot};
+use super::{task_finished, ExecPlan, ParticipantRun, SlotFactory, TaskRunner};
+use crate::events::{Finished, RunEvent, RunObserver};
 use crate::record::TaskRecord;
 use anyhow::Result;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -19,12 +20,13 @@ use tokio::task::JoinSet;
 const COLLECT_INTERVAL: Duration = Duration::from_millis(5);
 
 /// Runs one participant's schedule and returns its records sorted by task index.
-pub async fn run_participant(
-    participant: &ParticipantRun,
+pub async fn run_participant<F: SlotFactory>(
+    participant: &ParticipantRun<F>,
     plan: &ExecPlan,
     observer: &mut dyn RunObserver,
 ) -> Result<Vec<TaskRecord>> {
-    observer.participant_started(&participant.name);
+    let name = participant.name.as_str();
+    observer.observe(RunEvent::ParticipantStarted { participant: name })?;
     let slots = (plan.concurrency as usize).min(plan.schedule.len()).max(1);
     let mut records = if slots == 1 {
         run_inline(participant, plan, observer).await?
@@ -32,33 +34,36 @@ pub async fn run_participant(
         run_pool(participant, plan, slots, observer).await?
     };
     records.sort_by_key(|record| record.task_index);
-    observer.flush()?;
-    observer.participant_finished(&participant.name, &records);
+    observer.observe(RunEvent::Flush)?;
+    observer.observe(RunEvent::ParticipantFinished {
+        participant: name,
+        records: &records,
+    })?;
     Ok(records)
 }
 
-async fn run_inline(
-    participant: &ParticipantRun,
+async fn run_inline<F: SlotFactory>(
+    participant: &ParticipantRun<F>,
     plan: &ExecPlan,
     observer: &mut dyn RunObserver,
 ) -> Result<Vec<TaskRecord>> {
     let total = plan.schedule.len();
-    let mut slot = Slot::new(participant.slot.clone());
+    let mut slot = participant.slots.open_slot();
     let ramp = Ramp::new(plan.stagger_delay_ms);
     let mut ticker = flush_ticker();
-    let mut records = Vec::with_capacity(total);
-    for (index, entry) in plan.schedule.iter().enumerate() {
+    let mut records = Vec::new();
+    for index in 0..total {
         ramp.wait(index).await;
-        let task = slot.run(index as u32, index as u32, entry.phase.as_deref());
+        let task = slot.run(index as u32, plan.schedule.phase_at(index));
         let finished = flushing_while(task, &mut ticker, observer).await?;
-        observer.task_finished(&participant.name, &finished, total)?;
+        task_finished(observer, &participant.name, &finished, total)?;
         records.push(finished.record);
     }
     Ok(records)
 }
 
-async fn run_pool(
-    participant: &ParticipantRun,
+async fn run_pool<F: SlotFactory>(
+    participant: &ParticipantRun<F>,
     plan: &ExecPlan,
     slots: usize,
     observer: &mut dyn RunObserver,
@@ -69,19 +74,17 @@ async fn run_pool(
     let done: Arc<Mutex<Vec<Finished>>> = Arc::default();
     let mut workers = JoinSet::new();
     for _ in 0..slots {
-        let mut slot = Slot::new(participant.slot.clone());
+        let mut slot = participant.slots.open_slot();
         let schedule = plan.schedule.clone();
         let (next_index, ramp, done) = (next_index.clone(), ramp.clone(), done.clone());
         workers.spawn(async move {
             loop {
                 let index = next_index.fetch_add(1, Ordering::Relaxed);
-                let Some(entry) = schedule.get(index) else {
+                if index >= total {
                     break;
-                };
+                }
                 ramp.wait(index).await;
-                let finished = slot
-                    .run(index as u32, index as u32, entry.phase.as_deref())
-                    .await;
+                let finished = slot.run(index as u32, schedule.phase_at(index)).await;
                 done.lock()
                     .unwrap_or_else(|e| e.into_inner())
                     .push(finished);
@@ -90,7 +93,7 @@ async fn run_pool(
     }
     let mut collect = tokio::time::interval(COLLECT_INTERVAL);
     let mut flush = flush_ticker();
-    let mut records = Vec::with_capacity(total);
+    let mut records = Vec::new();
     loop {
         let all_done = tokio::select! {
             joined = workers.join_next() => match joined {
@@ -104,14 +107,14 @@ async fn run_pool(
         };
         let ready = std::mem::take(&mut *done.lock().unwrap_or_else(|e| e.into_inner()));
         for finished in ready {
-            observer.task_finished(&participant.name, &finished, total)?;
+            task_finished(observer, &participant.name, &finished, total)?;
             records.push(finished.record);
         }
         if all_done {
             return Ok(records);
         }
         if ticker_fired(&mut flush) {
-            observer.flush()?;
+            observer.observe(RunEvent::Flush)?;
         }
     }
 }
@@ -121,4 +124,222 @@ fn ticker_fired(ticker: &mut tokio::time::Interval) -> bool {
     let waker = std::task::Waker::noop();
     let mut context = std::task::Context::from_waker(waker);
     ticker.poll_tick(&mut context).is_ready()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::events::FLUSH_INTERVAL;
+    use crate::exec::test_support::*;
+    use crate::record::Status;
+    use tokio::time::Instant;
+
+    fn ms(n: u64) -> Duration {
+        Duration::from_millis(n)
+    }
+
+    /// Asserts that between `from` and `to` no two flushes are more than `gap` apart.
+    fn assert_flushed_every(tape: &Tape, from: Instant, to: Instant, gap: Duration) {
+        let mut previous = from;
+        for at in tape.flushes().into_iter().filter(|at| *at <= to) {
+            assert!(at - previous <= gap, "no flush for {:?}", at - previous);
+            previous = at;
+        }
+        assert!(to - previous <= gap, "no flush for {:?}", to - previous);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn one_slot_runs_the_schedule_in_order_with_its_phases() {
+        let journal = Arc::default();
+        let fake = participant("a", &journal, takes(3));
+        let plan = phased_plan(&[(Some("cold"), 2), (Some("warm"), 1)], 1, 0.0);
+        let mut tape = Tape::default();
+        let records = run_participant(&fake, &plan, &mut tape).await.unwrap();
+
+        let ran: Vec<(u32, Option<String>)> = journal
+            .ran()
+            .into_iter()
+            .map(|ran| (ran.index, ran.phase))
+            .collect();
+        let phase = |name: &str| Some(name.to_owned());
+        assert_eq!(
+            ran,
+            [(0, phase("cold")), (1, phase("cold")), (2, phase("warm"))]
+        );
+        assert_eq!(journal.slots_opened(), 1);
+        let tagged: Vec<_> = records
+            .iter()
+            .map(|record| {
+                (
+                    record.task_index,
+                    record.data.as_ref().unwrap()["phase"].clone(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            tagged,
+            [(0, "cold".into()), (1, "cold".into()), (2, "warm".into())]
+        );
+        assert_eq!(
+            tape.without_flushes(),
+            [
+                Seen::ParticipantStarted("a".into()),
+                Seen::TaskFinished("a".into(), 0, 3),
+                Seen::TaskFinished("a".into(), 1, 3),
+                Seen::TaskFinished("a".into(), 2, 3),
+                Seen::ParticipantFinished("a".into(), vec![0, 1, 2]),
+            ]
+        );
+        let last_two: Vec<&Seen> = tape.events.iter().rev().take(2).map(|(_, s)| s).collect();
+        assert_eq!(
+            last_two[1],
+            &Seen::Flush,
+            "flushed before the participant ends"
+        );
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn concurrent_slots_never_run_more_than_concurrency_tasks() {
+        let journal = Arc::default();
+        // Uneven durations, so tasks finish out of order.
+        let fake = participant("a", &journal, |index| Behaviour {
+            delay: ms(1 + u64::from(index * 7 % 5) * 10),
+            fails: false,
+        });
+        let mut tape = Tape::default();
+        let records = run_participant(&fake, &plan(20, 3, 0.0), &mut tape)
+            .await
+            .unwrap();
+
+        assert_eq!(journal.slots_opened(), 3);
+        assert_eq!(journal.max_in_flight(), 3);
+        let all: Vec<u32> = (0..20).collect();
+        let started: Vec<u32> = journal.started().iter().map(|(_, index)| *index).collect();
+        assert_eq!(started, all, "every index is handed out once, in order");
+        let finished: Vec<u32> = journal.ran().iter().map(|ran| ran.index).collect();
+        assert_ne!(finished, all, "the slots finished out of order");
+        let reported: Vec<u32> = tape
+            .without_flushes()
+            .into_iter()
+            .filter_map(|seen| match seen {
+                Seen::TaskFinished(_, index, 20) => Some(index),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(reported, finished, "observers see tasks as they finish");
+        let indexes: Vec<u32> = records.iter().map(|record| record.task_index).collect();
+        assert_eq!(indexes, all, "records come back in task order");
+        assert_eq!(
+            tape.without_flushes().last(),
+            Some(&Seen::ParticipantFinished("a".into(), all))
+        );
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn fewer_tasks_than_concurrency_open_one_slot_per_task() {
+        let journal = Arc::default();
+        let fake = participant("a", &journal, takes(10));
+        run_participant(&fake, &plan(2, 8, 0.0), &mut Tape::default())
+            .await
+            .unwrap();
+        assert_eq!(journal.slots_opened(), 2);
+        assert_eq!(journal.max_in_flight(), 2);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn the_stagger_ramp_is_anchored_at_the_first_start() {
+        // One slot: a slow first task delays the next ones, but task 3 is still due 300 ms
+        // after the first start, not 100 ms after task 2.
+        let journal = Arc::default();
+        let fake = participant("a", &journal, |index| Behaviour {
+            delay: ms(if index == 0 { 250 } else { 10 }),
+            fails: false,
+        });
+        let start = Instant::now();
+        run_participant(&fake, &plan(5, 1, 100.0), &mut Tape::default())
+            .await
+            .unwrap();
+        let starts: Vec<Duration> = journal.ran().iter().map(|r| r.started - start).collect();
+        assert_eq!(starts, [ms(0), ms(250), ms(260), ms(300), ms(400)]);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn concurrent_slots_share_one_stagger_ramp() {
+        let journal = Arc::default();
+        let fake = participant("a", &journal, takes(1000));
+        let start = Instant::now();
+        run_participant(&fake, &plan(6, 3, 100.0), &mut Tape::default())
+            .await
+            .unwrap();
+        let mut starts: Vec<Duration> = journal.ran().iter().map(|r| r.started - start).collect();
+        starts.sort();
+        assert_eq!(
+            starts,
+            [ms(0), ms(100), ms(200), ms(1000), ms(1100), ms(1200)]
+        );
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn observers_are_flushed_while_long_tasks_run() {
+        for concurrency in [1, 2] {
+            let journal = Arc::default();
+            let fake = participant("a", &journal, takes(200));
+            let mut tape = Tape::default();
+            let start = Instant::now();
+            run_participant(&fake, &plan(2, concurrency, 0.0), &mut tape)
+                .await
+                .unwrap();
+            let end = journal.ran().iter().map(|ran| ran.ended).max().unwrap();
+            assert!(end - start >= ms(200));
+            let gap = FLUSH_INTERVAL + COLLECT_INTERVAL;
+            assert_flushed_every(&tape, start, end, gap);
+        }
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_failed_task_is_a_failed_record_and_the_participant_goes_on() {
+        let journal = Arc::default();
+        let fake = participant("a", &journal, |index| Behaviour {
+            delay: ms(1),
+            fails: index == 1,
+        });
+        let records = run_participant(&fake, &plan(3, 1, 0.0), &mut Tape::default())
+            .await
+            .unwrap();
+        let outcome: Vec<(Status, Option<&str>)> = records
+            .iter()
+            .map(|record| (record.status, record.error_code.as_deref()))
+            .collect();
+        assert_eq!(
+            outcome,
+            [
+                (Status::Success, None),
+                (Status::Error, Some("trap")),
+                (Status::Success, None)
+            ]
+        );
+    }
+
+    /// Fails when told of a finished task, as the results writer does when its disk is full.
+    struct FailingWriter;
+
+    impl RunObserver for FailingWriter {
+        fn observe(&mut self, event: RunEvent<'_>) -> Result<()> {
+            match event {
+                RunEvent::TaskFinished { .. } => anyhow::bail!("disk full"),
+                _ => Ok(()),
+            }
+        }
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn an_observer_error_stops_the_participant() {
+        let journal = Arc::default();
+        let fake = participant("a", &journal, takes(1));
+        let error = run_participant(&fake, &plan(5, 1, 0.0), &mut FailingWriter)
+            .await
+            .unwrap_err();
+        assert_eq!(error.to_string(), "disk full");
+        assert_eq!(journal.started(), [("a", 0)]);
+    }
 }

@@ -2,7 +2,8 @@
 //! once, started in participant order), with a fixed gap between rounds (spec §3.4).
 
 use super::pacing::{flush_ticker, flushing_while};
-use super::{ExecPlan, Finished, ParticipantRun, RunObserver, RunRecords, Slot};
+use super::{task_finished, ExecPlan, ParticipantRun, RunRecords, SlotFactory, TaskRunner};
+use crate::events::{Finished, RunEvent, RunObserver};
 use anyhow::Result;
 use std::sync::Arc;
 use std::time::Duration;
@@ -10,51 +11,55 @@ use tokio::sync::Semaphore;
 use tokio::task::JoinSet;
 
 /// Runs all rounds and returns every participant's records in config order.
-pub async fn run_rounds(
-    participants: &[ParticipantRun],
+pub async fn run_rounds<F: SlotFactory>(
+    participants: &[ParticipantRun<F>],
     plan: &ExecPlan,
     observer: &mut dyn RunObserver,
 ) -> Result<RunRecords> {
     let rounds = plan.schedule.len();
-    observer.rounds_started(participants.len(), rounds);
-    let mut slots: Vec<Option<Slot>> = participants
+    observer.observe(RunEvent::RoundsStarted {
+        participants: participants.len(),
+        rounds,
+    })?;
+    let mut slots: Vec<Option<F::Runner>> = participants
         .iter()
-        .map(|participant| Some(Slot::new(participant.slot.clone())))
+        .map(|participant| Some(participant.slots.open_slot()))
         .collect();
     let mut records: RunRecords = participants
         .iter()
-        .map(|participant| (participant.name.clone(), Vec::with_capacity(rounds)))
+        .map(|participant| (participant.name.clone(), Vec::new()))
         .collect();
     let mut ticker = flush_ticker();
     let permits = Arc::new(Semaphore::new((plan.concurrency as usize).max(1)));
-    for (round, entry) in plan.schedule.iter().enumerate() {
+    for round in 0..rounds {
         if round > 0 && plan.stagger_delay_ms > 0.0 {
-            observer.flush()?;
+            observer.observe(RunEvent::Flush)?;
             tokio::time::sleep(Duration::from_secs_f64(plan.stagger_delay_ms / 1000.0)).await;
         }
-        let phase = entry.phase.as_deref();
         if plan.concurrency <= 1 {
+            let phase = plan.schedule.phase_at(round);
             // One task at a time, in participant order: run them inline.
             for (index, slot) in slots.iter_mut().enumerate() {
                 let slot = slot
                     .as_mut()
                     .expect("slots stay in place in sequential rounds");
-                let task = slot.run(round as u32, round as u32, phase);
+                let task = slot.run(round as u32, phase);
                 let finished = flushing_while(task, &mut ticker, observer).await?;
-                observer.task_finished(&participants[index].name, &finished, rounds)?;
+                task_finished(observer, &participants[index].name, &finished, rounds)?;
                 records[index].1.push(finished.record);
             }
             continue;
         }
-        let mut running: JoinSet<(usize, Slot, Finished)> = JoinSet::new();
+        let mut running: JoinSet<(usize, F::Runner, Finished)> = JoinSet::new();
         for (index, slot) in slots.iter_mut().enumerate() {
             let permit = permits.clone().acquire_owned().await?;
             let mut slot = slot
                 .take()
                 .expect("every slot is back before the next round");
-            let phase = entry.phase.clone();
+            let schedule = plan.schedule.clone();
             running.spawn(async move {
-                let finished = slot.run(round as u32, round as u32, phase.as_deref()).await;
+                let phase = schedule.phase_at(round);
+                let finished = slot.run(round as u32, phase).await;
                 drop(permit);
                 (index, slot, finished)
             });
@@ -62,14 +67,191 @@ pub async fn run_rounds(
         while let Some(joined) = flushing_while(running.join_next(), &mut ticker, observer).await? {
             let (index, slot, finished) = joined?;
             slots[index] = Some(slot);
-            observer.task_finished(&participants[index].name, &finished, rounds)?;
+            task_finished(observer, &participants[index].name, &finished, rounds)?;
             records[index].1.push(finished.record);
         }
     }
-    observer.flush()?;
+    observer.observe(RunEvent::Flush)?;
     for (index, participant) in participants.iter().enumerate() {
         let failed = records[index].1.iter().any(|record| !record.is_success());
-        observer.round_participant_finished(&participant.name, failed);
+        observer.observe(RunEvent::RoundParticipantFinished {
+            participant: &participant.name,
+            failed,
+        })?;
     }
     Ok(records)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::exec::test_support::*;
+    use std::collections::BTreeMap;
+    use tokio::time::Instant;
+
+    fn ms(n: u64) -> Duration {
+        Duration::from_millis(n)
+    }
+
+    /// The first start and the last end of every round.
+    fn round_spans(ran: &[Ran]) -> Vec<(Instant, Instant)> {
+        let mut spans: BTreeMap<u32, (Instant, Instant)> = BTreeMap::new();
+        for task in ran {
+            let span = spans
+                .entry(task.index)
+                .or_insert((task.started, task.ended));
+            span.0 = span.0.min(task.started);
+            span.1 = span.1.max(task.ended);
+        }
+        spans.into_values().collect()
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_round_runs_task_i_of_every_participant_in_participant_order() {
+        let journal = Arc::default();
+        let participants = [
+            participant("a", &journal, takes(5)),
+            participant("b", &journal, takes(1)),
+            participant("c", &journal, takes(3)),
+        ];
+        let plan = phased_plan(&[(Some("cold"), 1), (Some("warm"), 1)], 1, 0.0);
+        let mut tape = Tape::default();
+        let records = run_rounds(&participants, &plan, &mut tape).await.unwrap();
+
+        assert_eq!(
+            journal.started(),
+            [("a", 0), ("b", 0), ("c", 0), ("a", 1), ("b", 1), ("c", 1)]
+        );
+        for ran in journal.ran() {
+            let phase = if ran.index == 0 { "cold" } else { "warm" };
+            assert_eq!(ran.phase.as_deref(), Some(phase));
+        }
+        let slots: Vec<(&str, usize)> = journal
+            .ran()
+            .iter()
+            .map(|ran| (ran.participant, ran.slot))
+            .collect();
+        assert_eq!(
+            slots,
+            [("a", 0), ("b", 1), ("c", 2), ("a", 0), ("b", 1), ("c", 2)],
+            "each participant keeps its slot across rounds"
+        );
+        let shape: Vec<(&str, Vec<u32>)> = records
+            .iter()
+            .map(|(name, records)| {
+                (
+                    name.as_str(),
+                    records.iter().map(|record| record.task_index).collect(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            shape,
+            [("a", vec![0, 1]), ("b", vec![0, 1]), ("c", vec![0, 1])]
+        );
+        let finished = |name: &str, index| Seen::TaskFinished(name.into(), index, 2);
+        assert_eq!(
+            tape.without_flushes(),
+            [
+                Seen::RoundsStarted(3, 2),
+                finished("a", 0),
+                finished("b", 0),
+                finished("c", 0),
+                finished("a", 1),
+                finished("b", 1),
+                finished("c", 1),
+                Seen::RoundParticipantFinished("a".into(), false),
+                Seen::RoundParticipantFinished("b".into(), false),
+                Seen::RoundParticipantFinished("c".into(), false),
+            ]
+        );
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_round_starts_only_after_the_previous_round_finished() {
+        let journal = Arc::default();
+        let participants: Vec<_> = ["a", "b", "c", "d"]
+            .into_iter()
+            .enumerate()
+            .map(|(n, name)| {
+                participant(name, &journal, move |index| Behaviour {
+                    delay: ms(10 + (n as u64 * 17 + u64::from(index) * 29) % 40),
+                    fails: false,
+                })
+            })
+            .collect();
+        run_rounds(&participants, &plan(3, 2, 0.0), &mut Tape::default())
+            .await
+            .unwrap();
+
+        assert_eq!(journal.max_in_flight(), 2);
+        let spans = round_spans(&journal.ran());
+        assert_eq!(spans.len(), 3);
+        for pair in spans.windows(2) {
+            assert!(
+                pair[1].0 >= pair[0].1,
+                "a round started before the last ended"
+            );
+        }
+        let started = journal.started();
+        for round in started.chunks(4) {
+            let order: Vec<&str> = round.iter().map(|(name, _)| *name).collect();
+            assert_eq!(order, ["a", "b", "c", "d"], "started in participant order");
+        }
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn rounds_are_separated_by_the_stagger_gap() {
+        for concurrency in [1, 3] {
+            let journal = Arc::default();
+            let participants = [
+                participant("a", &journal, takes(30)),
+                participant("b", &journal, takes(70)),
+            ];
+            let mut tape = Tape::default();
+            run_rounds(&participants, &plan(3, concurrency, 50.0), &mut tape)
+                .await
+                .unwrap();
+            let spans = round_spans(&journal.ran());
+            for pair in spans.windows(2) {
+                assert_eq!(pair[1].0 - pair[0].1, ms(50), "concurrency {concurrency}");
+            }
+            let flushes = tape.flushes();
+            for pair in spans.windows(2) {
+                assert!(
+                    flushes.contains(&pair[0].1),
+                    "flushed before the gap (concurrency {concurrency})"
+                );
+            }
+        }
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_participant_with_a_failed_task_ends_failed() {
+        let journal = Arc::default();
+        let participants = [
+            participant("a", &journal, takes(1)),
+            participant("b", &journal, |index| Behaviour {
+                delay: ms(1),
+                fails: index == 1,
+            }),
+        ];
+        let mut tape = Tape::default();
+        let records = run_rounds(&participants, &plan(2, 2, 0.0), &mut tape)
+            .await
+            .unwrap();
+        assert_eq!(records[1].1[1].error_code.as_deref(), Some("trap"));
+        let endings: Vec<Seen> = tape
+            .without_flushes()
+            .into_iter()
+            .filter(|seen| matches!(seen, Seen::RoundParticipantFinished(..)))
+            .collect();
+        assert_eq!(
+            endings,
+            [
+                Seen::RoundParticipantFinished("a".into(), false),
+                Seen::RoundParticipantFinished("b".into(), true),
+            ]
+        );
+    }
 }

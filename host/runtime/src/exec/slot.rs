@@ -1,12 +1,14 @@
-//! One participant slot: a sandbox whose instance serves task after task, and is replaced by
-//! a fresh one (from the shared `InstancePre`) after a trap or timeout.
+//! The [`TaskRunner`] of a run: one participant slot, a sandbox whose instance serves task
+//! after task, and is replaced by a fresh one (from the shared `InstancePre`) after a trap or
+//! timeout.
 
 use super::outcome::{build_record, TaskEnd, Timing};
+use super::runner::{SlotFactory, TaskRunner};
 use crate::component::{trap_summary, TaskComponent};
+use crate::events::Finished;
 use crate::js;
-use crate::record::TaskRecord;
 use crate::sandbox::context::{RecordedTask, StepDeadline};
-use crate::sandbox::limits::{self, MAX_RECORD_DATA_BYTES};
+use crate::sandbox::limits::{StopCode, MAX_RECORD_DATA_BYTES};
 use crate::sandbox::{self, Capabilities, SandboxState};
 use bench_contract::bench::task::model::TaskInput;
 use bench_contract::Task;
@@ -14,15 +16,6 @@ use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime};
 use tokio::sync::watch;
 use wasmtime::Store;
-
-/// A finished task: its record and the participant-log lines it produced.
-#[derive(Debug)]
-pub struct Finished {
-    /// The task record.
-    pub record: TaskRecord,
-    /// Lines for the participant log.
-    pub log: Vec<String>,
-}
 
 /// What every task of one participant shares.
 #[derive(Clone)]
@@ -39,8 +32,8 @@ pub struct SlotConfig {
     pub fresh_instance: bool,
 }
 
-/// One concurrency slot of one participant.
-pub struct Slot {
+/// One concurrency slot of one participant: its sandbox, created by the first task.
+pub struct SandboxSlot {
     config: SlotConfig,
     live: Option<LiveInstance>,
 }
@@ -59,20 +52,19 @@ enum CallEnd {
     TaskTimedOut(Duration),
 }
 
-impl Slot {
-    /// A slot with no instance yet (it is created by the first task).
-    pub fn new(config: SlotConfig) -> Self {
-        Self { config, live: None }
-    }
+impl SlotFactory for SlotConfig {
+    type Runner = SandboxSlot;
 
-    /// Runs one task and builds its record. Never fails: whatever goes wrong becomes a failed
-    /// record.
-    pub async fn run(
-        &mut self,
-        task_index: u32,
-        record_index: u32,
-        phase: Option<&str>,
-    ) -> Finished {
+    fn open_slot(&self) -> SandboxSlot {
+        SandboxSlot {
+            config: self.clone(),
+            live: None,
+        }
+    }
+}
+
+impl TaskRunner for SandboxSlot {
+    async fn run(&mut self, index: u32, phase: Option<&str>) -> Finished {
         let started_at = SystemTime::now();
         let start = Instant::now();
         let mut live = match self.live.take() {
@@ -80,13 +72,10 @@ impl Slot {
             None => match instantiate(&self.config).await {
                 Ok(live) => live,
                 Err(message) => {
-                    let ending = TaskEnd::Stopped {
-                        code: "instantiation_failed".into(),
-                        message,
-                    };
+                    let ending = stopped(StopCode::InstantiationFailed, message);
                     let timing = timing(started_at, start);
                     let record =
-                        build_record(record_index, phase, timing, RecordedTask::default(), ending);
+                        build_record(index, phase, timing, RecordedTask::default(), ending);
                     return Finished {
                         record,
                         log: Vec::new(),
@@ -94,10 +83,10 @@ impl Slot {
                 }
             },
         };
-        live.store.data_mut().recorder.begin(record_index);
+        live.store.data_mut().recorder.begin(index);
         let input = TaskInput {
             participant: self.config.participant_json.clone(),
-            task_index,
+            task_index: index,
             phase: phase.map(str::to_owned),
             args: self.config.args.clone(),
         };
@@ -108,34 +97,35 @@ impl Slot {
             CallEnd::Returned(Ok(Ok(output))) => (TaskEnd::Output(output), true),
             CallEnd::Returned(Ok(Err(error))) => (TaskEnd::Failed(error), true),
             CallEnd::Returned(Err(trap)) => (stopped_by_trap(&trap, &live), false),
-            CallEnd::StepTimedOut(deadline) => (stopped("step_timeout", deadline.message()), false),
+            CallEnd::StepTimedOut(deadline) => {
+                (stopped(StopCode::StepTimeout, deadline.message()), false)
+            }
             CallEnd::TaskTimedOut(limit) => (
                 stopped(
-                    "task_timeout",
+                    StopCode::TaskTimeout,
                     format!("Task timed out after {}ms", limit.as_millis()),
                 ),
                 false,
             ),
         };
-        let (close_code, close_message) = match &ending {
-            TaskEnd::Stopped { code, message } => (code.clone(), message.clone()),
-            _ => (
-                "abandoned".into(),
-                "step was still open when the task returned".into(),
+        let state = live.store.data_mut();
+        let mut recorded = match &ending {
+            TaskEnd::Stopped { code, message } => state.recorder.finish(*code, message),
+            _ => state.recorder.finish(
+                StopCode::Abandoned,
+                "step was still open when the task returned",
             ),
         };
-        let state = live.store.data_mut();
-        let mut recorded = state.recorder.finish(&close_code, &close_message);
         let mut log = state.recorder.take_log();
         for destination in state.http_hooks.take_denied() {
             let stamp = js::iso_timestamp(SystemTime::now());
             log.push(format!(
-                "{stamp} [task {record_index}] [warn] denied request to {destination}"
+                "{stamp} [task {index}] [warn] denied request to {destination}"
             ));
         }
-        collect_stdio(state, record_index, !reusable, &mut log);
+        collect_stdio(state, index, !reusable, &mut log);
         let ending = enforce_data_limit(&mut recorded, ending);
-        let record = build_record(record_index, phase, timing, recorded, ending);
+        let record = build_record(index, phase, timing, recorded, ending);
         if reusable && !self.config.fresh_instance {
             self.live = Some(live);
         }
@@ -204,17 +194,14 @@ async fn call_with_deadlines(
     }
 }
 
-fn stopped(code: &str, message: String) -> TaskEnd {
-    TaskEnd::Stopped {
-        code: code.into(),
-        message,
-    }
+fn stopped(code: StopCode, message: String) -> TaskEnd {
+    TaskEnd::Stopped { code, message }
 }
 
 fn stopped_by_trap(trap: &wasmtime::Error, live: &LiveInstance) -> TaskEnd {
-    let code = limits::trap_code(trap);
+    let code = StopCode::of_trap(trap);
     let mut message = match code {
-        "memory_limit" => format!("task exceeded its memory limit: {}", trap_summary(trap)),
+        StopCode::MemoryLimit => format!("task exceeded its memory limit: {}", trap_summary(trap)),
         _ => format!("task trapped: {}", trap_summary(trap)),
     };
     if let Some(last) = live.store.data().stderr.last_line() {
@@ -244,7 +231,7 @@ fn enforce_data_limit(recorded: &mut RecordedTask, ending: TaskEnd) -> TaskEnd {
     recorded.measures.clear();
     recorded.steps.iter_mut().for_each(|step| step.data = None);
     stopped(
-        "data_too_large",
+        StopCode::DataTooLarge,
         format!("the task recorded more than {MAX_RECORD_DATA_BYTES} bytes of data; its data was dropped"),
     )
 }
@@ -279,5 +266,66 @@ fn timing(started_at: SystemTime, start: Instant) -> Timing {
         started_at,
         completed_at: SystemTime::now(),
         elapsed_ms: start.elapsed().as_millis() as f64,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::record::{Data, Status, StepRecord};
+    use bench_contract::bench::task::model::TaskOutput;
+
+    fn recorded(measured_bytes: usize) -> RecordedTask {
+        let mut measures = Data::new();
+        measures.insert("kept".into(), 1.into());
+        let step = StepRecord {
+            name: "s".into(),
+            status: Status::Success,
+            started_at: None,
+            completed_at: None,
+            latency_ms: None,
+            concurrency: None,
+            timeout_ms: None,
+            data: Some(measures.clone()),
+            error_code: None,
+            implicit: false,
+        };
+        RecordedTask {
+            steps: vec![step],
+            measures,
+            measured_bytes,
+        }
+    }
+
+    fn returning(bytes: usize) -> TaskEnd {
+        TaskEnd::Output(TaskOutput {
+            data: Some("x".repeat(bytes)),
+            latency_ms: None,
+            steps: Vec::new(),
+        })
+    }
+
+    #[test]
+    fn data_up_to_the_limit_is_kept() {
+        let mut task = recorded(MAX_RECORD_DATA_BYTES - 10);
+        let ending = enforce_data_limit(&mut task, returning(10));
+        assert!(matches!(ending, TaskEnd::Output(_)));
+        assert!(!task.measures.is_empty() && task.steps[0].data.is_some());
+    }
+
+    #[test]
+    fn measured_and_returned_data_past_the_limit_fail_the_task_without_its_data() {
+        let mut task = recorded(MAX_RECORD_DATA_BYTES - 10);
+        let ending = enforce_data_limit(&mut task, returning(11));
+        let TaskEnd::Stopped { code, message } = ending else {
+            panic!("the task should be stopped: {ending:?}");
+        };
+        assert_eq!(code, StopCode::DataTooLarge);
+        assert_eq!(
+            message,
+            "the task recorded more than 1048576 bytes of data; its data was dropped"
+        );
+        assert!(task.measures.is_empty());
+        assert_eq!(task.steps[0].data, None);
     }
 }

@@ -13,7 +13,7 @@ mod tests;
 pub use manifest::run_config_json;
 pub use participants::{filter_by_env, no_participants_message, select_participants, Skipped};
 pub use resolve::{resolve, Overrides, ResolvedRun, UNEVEN_PHASES_WARNING};
-pub use schedule::{build_schedule, Slot};
+pub use schedule::Schedule;
 
 /// Why a run cannot be planned; `Display` is upstream's exact message.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

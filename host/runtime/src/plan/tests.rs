@@ -4,6 +4,13 @@ use super::*;
 use crate::config::{parse_config, BenchmarkConfig, GroupBy, Participant};
 use serde_json::{json, Value};
 
+/// The phase of every task of a schedule, in order.
+fn phases_of(schedule: &Schedule) -> Vec<Option<&str>> {
+    (0..schedule.len())
+        .map(|index| schedule.phase_at(index))
+        .collect()
+}
+
 fn config(value: Value) -> BenchmarkConfig {
     parse_config(&value.to_string()).unwrap()
 }
@@ -124,11 +131,12 @@ fn mc6_rb15_even_phases_scale_per_phase() {
     )
     .unwrap();
     assert_eq!(run.iterations, 6);
-    let phases: Vec<_> = build_schedule(&config, &run)
-        .into_iter()
-        .map(|slot| slot.phase.unwrap())
-        .collect();
-    assert_eq!(phases, ["1MB", "1MB", "1MB", "16MB", "16MB", "16MB"]);
+    let schedule = Schedule::for_run(&config, &run);
+    let phases = phases_of(&schedule);
+    assert_eq!(
+        phases,
+        ["1MB", "1MB", "1MB", "16MB", "16MB", "16MB"].map(Some)
+    );
 }
 
 #[test]
@@ -149,11 +157,9 @@ fn mc7_uneven_phases_ignore_iterations_with_a_warning() {
         run.warnings,
         ["--iterations is ignored because this benchmark sizes its phases individually."]
     );
-    let phases: Vec<_> = build_schedule(&config, &run)
-        .into_iter()
-        .map(|slot| slot.phase.unwrap())
-        .collect();
-    assert_eq!(phases, ["cold", "cold", "cold", "warm", "warm"]);
+    let schedule = Schedule::for_run(&config, &run);
+    let phases = phases_of(&schedule);
+    assert_eq!(phases, ["cold", "cold", "cold", "warm", "warm"].map(Some));
 }
 
 #[test]
@@ -205,7 +211,9 @@ fn schedule_lengths_beyond_u32_are_rejected() {
 fn schedule_without_phases_is_untagged() {
     let config = config_c(json!({"iterations": 3}));
     let run = resolve(&config, &Overrides::default()).unwrap();
-    assert_eq!(build_schedule(&config, &run), vec![Slot { phase: None }; 3]);
+    let schedule = Schedule::for_run(&config, &run);
+    assert_eq!(schedule.len(), 3);
+    assert_eq!(phases_of(&schedule), [None, None, None]);
 }
 
 fn shaped_config() -> BenchmarkConfig {
@@ -463,7 +471,7 @@ fn run_config_with_resized_phases() {
         },
     )
     .unwrap();
-    assert_eq!(build_schedule(&config, &run).len(), 10);
+    assert_eq!(Schedule::for_run(&config, &run).len(), 10);
     assert_eq!(
         run_config_json(&config, &run, &names(&["e2b"])).to_string(),
         r#"{"benchmarkSlug":"s","benchmarkName":"n","phaseIterations":5,"phases":[{"name":"cold","iterations":5},{"name":"warm","iterations":5}],"concurrency":1,"staggerDelayMs":2.5,"groupBy":"participant","participants":["e2b"]}"#

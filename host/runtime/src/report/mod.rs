@@ -13,8 +13,7 @@ pub mod step_summary;
 pub mod summary;
 pub mod table;
 
-use crate::exec::{Finished, RunObserver};
-use crate::record::TaskRecord;
+use crate::events::{RunEvent, RunObserver};
 use anyhow::Result;
 use console::Console;
 use results::ResultsWriter;
@@ -29,37 +28,37 @@ pub struct RunReporter {
 }
 
 impl RunObserver for RunReporter {
-    fn participant_started(&mut self, participant: &str) {
-        self.console.participant_banner(participant);
-    }
-
-    fn task_finished(
-        &mut self,
-        participant: &str,
-        finished: &Finished,
-        total: usize,
-    ) -> Result<()> {
-        self.results.append(participant, finished)?;
-        self.console.task_line(participant, &finished.record, total);
+    fn observe(&mut self, event: RunEvent<'_>) -> Result<()> {
+        match event {
+            RunEvent::ParticipantStarted { participant } => {
+                self.console.participant_banner(participant);
+            }
+            RunEvent::TaskFinished {
+                participant,
+                finished,
+                total,
+            } => {
+                self.results.append(participant, finished)?;
+                self.console.task_line(participant, &finished.record, total);
+            }
+            RunEvent::ParticipantFinished { records, .. } => {
+                // A write error here shows again at the run's final flush.
+                let _ = self.results.flush();
+                self.console.participant_done(records);
+            }
+            RunEvent::RoundsStarted {
+                participants,
+                rounds,
+            } => self.console.rounds_started(participants, rounds),
+            RunEvent::RoundParticipantFinished {
+                participant,
+                failed,
+            } => self.console.round_participant_done(participant, failed),
+            RunEvent::Flush => {
+                self.console.flush();
+                self.results.flush()?;
+            }
+        }
         Ok(())
-    }
-
-    fn participant_finished(&mut self, _participant: &str, records: &[TaskRecord]) {
-        // A write error here shows again at the run's final flush.
-        let _ = self.results.flush();
-        self.console.participant_done(records);
-    }
-
-    fn rounds_started(&mut self, participants: usize, rounds: usize) {
-        self.console.rounds_started(participants, rounds);
-    }
-
-    fn round_participant_finished(&mut self, participant: &str, failed: bool) {
-        self.console.round_participant_done(participant, failed);
-    }
-
-    fn flush(&mut self) -> Result<()> {
-        self.console.flush();
-        self.results.flush()
     }
 }

@@ -1,7 +1,7 @@
 //! The local results directory of one run: `run.json`, `records.ndjson` (one record per
 //! line, written as each task finishes) and `logs/<participant>.log`.
 
-use crate::exec::Finished;
+use crate::events::Finished;
 use crate::record::TaskRecord;
 use anyhow::{Context as _, Result};
 use serde::{Deserialize, Serialize};

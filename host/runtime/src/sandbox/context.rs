@@ -1,11 +1,12 @@
-//! Host side of the WIT `context` interface: the [`TaskRecorder`] stamps step times with the
-//! host clocks, keeps the active-step stack, merges measurements and writes log lines in the
-//! canonical participant-log format (spec §8.1).
+//! Host side of the WIT `context` interface, implemented by the [`TaskRecorder`] alone (the
+//! linker hands it the store's recorder, nothing else of the sandbox): it stamps step times
+//! with the host clocks, keeps the active-step stack, merges measurements within
+//! [`MAX_RECORD_DATA_BYTES`] and writes log lines in the canonical participant-log format
+//! (spec §8.1).
 
 use crate::js;
 use crate::record::{Data, Status, StepRecord};
-use crate::sandbox::limits::{MAX_RECORD_DATA_BYTES, MAX_TASK_LOG_LINES};
-use crate::sandbox::SandboxState;
+use crate::sandbox::limits::{StopCode, MAX_RECORD_DATA_BYTES, MAX_TASK_LOG_LINES};
 use bench_contract::bench::task::context::Host;
 use bench_contract::bench::task::model::{self, Level, StepOptions, StepOutcome};
 use serde_json::Value;
@@ -105,14 +106,14 @@ impl TaskRecorder {
         self.deadline.subscribe()
     }
 
-    /// Ends the task: steps still open are closed as failed with `error_code` (innermost
-    /// first, as their failures would propagate), and everything recorded is returned.
-    pub fn finish(&mut self, error_code: &str, message: &str) -> RecordedTask {
+    /// Ends the task: steps still open are closed as failed with `code` (innermost first, as
+    /// their failures would propagate), and everything recorded is returned.
+    pub fn finish(&mut self, code: StopCode, message: &str) -> RecordedTask {
         while let Some(step) = self.open.pop() {
             self.close_step(
                 step,
                 Status::Error,
-                Some(error_code.to_owned()),
+                Some(code.as_str().to_owned()),
                 Some(message),
                 None,
             );
@@ -231,59 +232,55 @@ impl TaskRecorder {
     }
 }
 
-impl Host for SandboxState {
+impl Host for TaskRecorder {
     fn step_start(&mut self, name: String, options: StepOptions) -> u32 {
-        let recorder = &mut self.recorder;
-        let id = recorder.next_step_id;
-        recorder.next_step_id = recorder.next_step_id.wrapping_add(1);
+        let id = self.next_step_id;
+        self.next_step_id = self.next_step_id.wrapping_add(1);
         let has_timeout = options.timeout_ms.is_some();
-        recorder.open.push(OpenStep {
+        self.open.push(OpenStep {
             id,
             name,
             started_at: SystemTime::now(),
             start: Instant::now(),
             options,
             data: None,
-            previous_active: recorder.active,
+            previous_active: self.active,
         });
-        recorder.active = Some(id);
+        self.active = Some(id);
         if has_timeout {
-            recorder.publish_deadline();
+            self.publish_deadline();
         }
         id
     }
 
     fn step_end(&mut self, id: u32, outcome: Option<StepOutcome>) {
-        if let Some(step) = self.recorder.take_open(id) {
-            self.recorder
-                .close_step(step, Status::Success, None, None, outcome.as_ref());
+        if let Some(step) = self.take_open(id) {
+            self.close_step(step, Status::Success, None, None, outcome.as_ref());
         }
     }
 
     fn step_fail(&mut self, id: u32, code: Option<String>, message: String) {
-        if let Some(step) = self.recorder.take_open(id) {
+        if let Some(step) = self.take_open(id) {
             let code = code.unwrap_or_else(|| "Error".to_owned());
-            self.recorder
-                .close_step(step, Status::Error, Some(code), Some(&message), None);
+            self.close_step(step, Status::Error, Some(code), Some(&message), None);
         }
     }
 
     fn measure(&mut self, data: Vec<(String, model::Value)>) {
-        let recorder = &mut self.recorder;
         let size: usize = data
             .iter()
             .map(|(key, value)| key.len() + value_size(value))
             .sum();
-        recorder.measured_bytes = recorder.measured_bytes.saturating_add(size);
-        if recorder.measured_bytes > MAX_RECORD_DATA_BYTES {
+        self.measured_bytes = self.measured_bytes.saturating_add(size);
+        if self.measured_bytes > MAX_RECORD_DATA_BYTES {
             return;
         }
-        let active = recorder
+        let active = self
             .active
-            .and_then(|id| recorder.open.iter_mut().find(|step| step.id == id));
+            .and_then(|id| self.open.iter_mut().find(|step| step.id == id));
         let target = match active {
             Some(step) => step.data.get_or_insert_with(Data::new),
-            None => &mut recorder.measures,
+            None => &mut self.measures,
         };
         for (key, value) in data {
             target.insert(key, to_json(value));
@@ -304,17 +301,16 @@ impl Host for SandboxState {
         };
         if message.contains('\n') {
             // Upstream only recognises the `[task N]` prefix on single-line messages.
-            let task = self.recorder.task_index;
+            let task = self.task_index;
             let line = format!("{} [{level}] [task {task}] {message}{suffix}", now_iso());
-            self.recorder.push_log(line);
+            self.push_log(line);
         } else {
-            self.recorder
-                .log_line(&format!("[{level}] {message}{suffix}"));
+            self.log_line(&format!("[{level}] {message}{suffix}"));
         }
     }
 }
 
-impl bench_contract::bench::task::model::Host for SandboxState {}
+impl model::Host for TaskRecorder {}
 
 /// Roughly how many bytes a measured value takes in a record.
 fn value_size(value: &model::Value) -> usize {
@@ -338,4 +334,254 @@ fn to_json(value: model::Value) -> Value {
 
 fn now_iso() -> String {
     js::iso_timestamp(SystemTime::now())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use bench_contract::bench::task::model::Value as Measured;
+
+    fn options(timeout_ms: Option<u32>) -> StepOptions {
+        StepOptions {
+            timeout_ms,
+            concurrency: None,
+            capture_output: None,
+        }
+    }
+
+    fn recorder(task_index: u32) -> TaskRecorder {
+        let mut recorder = TaskRecorder::default();
+        recorder.begin(task_index);
+        recorder
+    }
+
+    fn number(key: &str, x: f64) -> Vec<(String, Measured)> {
+        vec![(key.to_owned(), Measured::Number(x))]
+    }
+
+    /// The log lines without their timestamps.
+    fn unstamped(lines: Vec<String>) -> Vec<String> {
+        lines
+            .into_iter()
+            .map(|line| match line.split_once(' ') {
+                Some((stamp, rest)) if stamp.ends_with('Z') => rest.to_owned(),
+                _ => line,
+            })
+            .collect()
+    }
+
+    fn data(step: &StepRecord) -> Value {
+        Value::Object(step.data.clone().unwrap_or_default())
+    }
+
+    #[test]
+    fn steps_nest_and_close_in_completion_order() {
+        let mut recorder = recorder(0);
+        let outer = recorder.step_start("outer".into(), options(None));
+        let inner = recorder.step_start("inner".into(), options(None));
+        recorder.step_end(inner, None);
+        recorder.step_end(outer, None);
+        let recorded = recorder.finish(StopCode::Abandoned, "unused");
+        let names: Vec<&str> = recorded.steps.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(names, ["inner", "outer"]);
+        for step in &recorded.steps {
+            assert_eq!(step.status, Status::Success);
+            assert_eq!(step.error_code, None);
+            assert!(step.started_at.is_some() && step.completed_at.is_some());
+        }
+    }
+
+    #[test]
+    fn an_unknown_or_closed_step_id_is_ignored() {
+        let mut recorder = recorder(0);
+        let step = recorder.step_start("once".into(), options(None));
+        recorder.step_end(step, None);
+        recorder.step_end(step, None);
+        recorder.step_fail(step + 7, None, "nothing open".into());
+        let recorded = recorder.finish(StopCode::Abandoned, "unused");
+        assert_eq!(recorded.steps.len(), 1);
+        assert_eq!(recorded.steps[0].status, Status::Success);
+    }
+
+    #[test]
+    fn measures_land_on_the_active_step() {
+        let mut recorder = recorder(0);
+        recorder.measure(number("before", 1.0));
+        let outer = recorder.step_start("outer".into(), options(None));
+        recorder.measure(number("a", 2.0));
+        let inner = recorder.step_start("inner".into(), options(None));
+        recorder.measure(number("b", 3.5));
+        recorder.step_end(inner, None);
+        recorder.measure(number("c", 4.0));
+        recorder.step_end(outer, None);
+        recorder.measure(number("after", 5.0));
+        let recorded = recorder.finish(StopCode::Abandoned, "unused");
+        assert_eq!(data(&recorded.steps[0]), serde_json::json!({"b": 3.5}));
+        assert_eq!(
+            data(&recorded.steps[1]),
+            serde_json::json!({"a": 2, "c": 4})
+        );
+        assert_eq!(
+            Value::Object(recorded.measures),
+            serde_json::json!({"before": 1, "after": 5})
+        );
+    }
+
+    #[test]
+    fn a_failed_step_records_its_code_and_logs_the_error() {
+        let mut recorder = recorder(4);
+        let step = recorder.step_start("fetch".into(), options(None));
+        recorder.step_fail(step, None, "connection refused".into());
+        let coded = recorder.step_start("parse".into(), options(None));
+        recorder.step_fail(coded, Some("bad_json".into()), "line 1\nline 2".into());
+        let recorded = recorder.finish(StopCode::Abandoned, "unused");
+        assert_eq!(recorded.steps[0].status, Status::Error);
+        assert_eq!(recorded.steps[0].error_code, Some(Some("Error".into())));
+        assert_eq!(recorded.steps[1].error_code, Some(Some("bad_json".into())));
+        assert_eq!(
+            unstamped(recorder.take_log()),
+            [
+                "[task 4] fetch",
+                "  error: connection refused",
+                "[task 4] parse",
+                "  error: line 1",
+                "  error: line 2",
+            ]
+        );
+    }
+
+    #[test]
+    fn log_lines_carry_the_task_index_level_and_meta() {
+        let mut recorder = recorder(3);
+        recorder.log(Level::Info, "hello".into(), Some(r#"{"k":1}"#.into()));
+        recorder.log(Level::Warn, "empty meta".into(), Some("{}".into()));
+        recorder.log(Level::Error, "two\nlines".into(), None);
+        let step = recorder.step_start("run".into(), options(None));
+        let outcome = StepOutcome {
+            stdout: Some("out\n".into()),
+            stderr: Some("  ".into()),
+            error: None,
+            exit_code: Some(0),
+        };
+        recorder.step_end(step, Some(outcome));
+        assert_eq!(
+            unstamped(recorder.take_log()),
+            [
+                r#"[task 3] [info] hello {"k":1}"#,
+                "[task 3] [warn] empty meta",
+                "[error] [task 3] two\nlines",
+                "[task 3] run",
+                "  out",
+            ]
+        );
+        assert!(recorder.take_log().is_empty(), "taking the log empties it");
+    }
+
+    #[test]
+    fn log_lines_past_the_cap_are_dropped_with_a_note() {
+        let mut recorder = recorder(1);
+        for _ in 0..MAX_TASK_LOG_LINES + 2 {
+            recorder.log_line("spam");
+        }
+        let log = recorder.take_log();
+        assert_eq!(log.len(), MAX_TASK_LOG_LINES + 1);
+        assert_eq!(
+            unstamped(vec![log.last().unwrap().clone()]),
+            ["[task 1] ... (2 log lines dropped)"]
+        );
+    }
+
+    #[test]
+    fn the_earliest_open_step_deadline_is_published() {
+        let mut recorder = recorder(0);
+        let deadline = recorder.watch_deadline();
+        assert_eq!(*deadline.borrow(), None);
+        let outer = recorder.step_start("outer".into(), options(Some(60_000)));
+        let shown = deadline.borrow().clone().unwrap();
+        assert_eq!((shown.step.as_str(), shown.timeout_ms), ("outer", 60_000));
+        let untimed = recorder.step_start("untimed".into(), options(None));
+        let inner = recorder.step_start("inner".into(), options(Some(10)));
+        let shown = deadline.borrow().clone().unwrap();
+        assert_eq!((shown.step.as_str(), shown.timeout_ms), ("inner", 10));
+        assert_eq!(shown.message(), "Step \"inner\" timed out after 10ms");
+        recorder.step_end(inner, None);
+        recorder.step_end(untimed, None);
+        assert_eq!(deadline.borrow().as_ref().unwrap().step, "outer");
+        recorder.step_end(outer, None);
+        assert_eq!(*deadline.borrow(), None);
+    }
+
+    #[test]
+    fn finish_closes_open_steps_innermost_first_with_the_stop_code() {
+        let mut recorder = recorder(2);
+        let deadline = recorder.watch_deadline();
+        recorder.step_start("outer".into(), options(None));
+        recorder.step_start("inner".into(), options(Some(5)));
+        let message = "Step \"inner\" timed out after 5ms";
+        let recorded = recorder.finish(StopCode::StepTimeout, message);
+        let closed: Vec<(&str, Status, Option<Option<String>>)> = recorded
+            .steps
+            .iter()
+            .map(|s| (s.name.as_str(), s.status, s.error_code.clone()))
+            .collect();
+        let code = Some(Some("step_timeout".to_owned()));
+        assert_eq!(
+            closed,
+            [
+                ("inner", Status::Error, code.clone()),
+                ("outer", Status::Error, code)
+            ]
+        );
+        assert_eq!(*deadline.borrow(), None, "no deadline after the task ended");
+        assert_eq!(
+            unstamped(recorder.take_log()),
+            [
+                "[task 2] inner",
+                &format!("  error: {message}"),
+                "[task 2] outer",
+                &format!("  error: {message}"),
+            ]
+        );
+    }
+
+    #[test]
+    fn measurements_past_one_mebibyte_are_counted_but_not_kept() {
+        let mut recorder = recorder(0);
+        let half = "x".repeat(MAX_RECORD_DATA_BYTES / 2);
+        recorder.measure(vec![("a".into(), Measured::Text(half.clone()))]);
+        recorder.measure(vec![("numbers".into(), Measured::Numbers(vec![1.0; 4]))]);
+        let step = recorder.step_start("big".into(), options(None));
+        recorder.measure(vec![("b".into(), Measured::Text(half))]);
+        recorder.step_end(step, None);
+        let recorded = recorder.finish(StopCode::Abandoned, "unused");
+        let expected =
+            1 + MAX_RECORD_DATA_BYTES / 2 + "numbers".len() + 32 + 1 + MAX_RECORD_DATA_BYTES / 2;
+        assert_eq!(recorded.measured_bytes, expected);
+        assert!(recorded.measured_bytes > MAX_RECORD_DATA_BYTES);
+        assert_eq!(
+            recorded.measures.keys().collect::<Vec<_>>(),
+            ["a", "numbers"]
+        );
+        assert_eq!(
+            recorded.steps[0].data, None,
+            "the measurement over the limit is dropped"
+        );
+    }
+
+    #[test]
+    fn begin_starts_the_next_task_from_scratch() {
+        let mut recorder = recorder(0);
+        recorder.step_start("left open".into(), options(Some(1000)));
+        recorder.measure(number("stale", 1.0));
+        recorder.begin(1);
+        assert_eq!(*recorder.watch_deadline().borrow(), None);
+        recorder.measure(number("fresh", 2.0));
+        let recorded = recorder.finish(StopCode::Abandoned, "unused");
+        assert!(recorded.steps.is_empty());
+        assert_eq!(
+            Value::Object(recorded.measures),
+            serde_json::json!({"fresh": 2})
+        );
+        assert_eq!(recorded.measured_bytes, "fresh".len() + 8);
+    }
 }

@@ -1,0 +1,22 @@
+//! The seam between the executors and whatever runs a task: the executors decide which task
+//! runs when; a [`TaskRunner`] runs it. In a run that is a [`SandboxSlot`](super::SandboxSlot);
+//! in unit tests a fake that finishes after a chosen delay.
+
+use crate::events::Finished;
+use std::future::Future;
+
+/// Runs the tasks of one concurrency slot, one after another.
+pub trait TaskRunner: Send + 'static {
+    /// Runs task `index` of the schedule (in `phase`, when the schedule has phases) and
+    /// builds its record. Never fails: whatever goes wrong becomes a failed record.
+    fn run(&mut self, index: u32, phase: Option<&str>) -> impl Future<Output = Finished> + Send;
+}
+
+/// Opens the concurrency slots of one participant.
+pub trait SlotFactory {
+    /// What runs the tasks of one slot.
+    type Runner: TaskRunner;
+
+    /// A new slot, sharing nothing with the participant's other slots.
+    fn open_slot(&self) -> Self::Runner;
+}

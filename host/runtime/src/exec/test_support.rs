@@ -1,0 +1,282 @@
+//! A fake [`TaskRunner`] for the executors' unit tests (no guest, no sandbox): each task
+//! sleeps for a chosen time on tokio's clock (pause it for deterministic time), then
+//! succeeds or fails as told, and a shared [`Journal`] says when each task ran and how many
+//! ran at once.
+
+use super::{build_record, ExecPlan, ParticipantRun, SlotFactory, TaskEnd, TaskRunner, Timing};
+use crate::events::{Finished, RunEvent, RunObserver};
+use crate::plan::Schedule;
+use crate::sandbox::context::RecordedTask;
+use crate::sandbox::limits::StopCode;
+use anyhow::Result;
+use bench_contract::bench::task::model::TaskOutput;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, SystemTime};
+use tokio::time::Instant;
+
+/// What one fake task does.
+#[derive(Debug, Clone, Copy)]
+pub struct Behaviour {
+    /// How long it runs.
+    pub delay: Duration,
+    /// Whether it ends as a trap.
+    pub fails: bool,
+}
+
+/// One task the fake ran.
+#[derive(Debug, Clone)]
+pub struct Ran {
+    /// The participant it ran for.
+    pub participant: &'static str,
+    /// The slot that ran it, numbered in opening order (across participants).
+    pub slot: usize,
+    /// Its schedule index.
+    pub index: u32,
+    /// The phase it was given.
+    pub phase: Option<String>,
+    /// When it started, on tokio's clock.
+    pub started: Instant,
+    /// When it ended, on tokio's clock.
+    pub ended: Instant,
+}
+
+/// What the fakes of one test did.
+#[derive(Debug, Default)]
+pub struct Journal {
+    state: Mutex<JournalState>,
+}
+
+#[derive(Debug, Default)]
+struct JournalState {
+    started: Vec<(&'static str, u32)>,
+    ran: Vec<Ran>,
+    slots_opened: usize,
+    in_flight: usize,
+    max_in_flight: usize,
+}
+
+impl Journal {
+    /// (participant, index) in the order the tasks started.
+    pub fn started(&self) -> Vec<(&'static str, u32)> {
+        self.lock().started.clone()
+    }
+
+    /// Every finished task, in finishing order.
+    pub fn ran(&self) -> Vec<Ran> {
+        self.lock().ran.clone()
+    }
+
+    /// How many slots were opened.
+    pub fn slots_opened(&self) -> usize {
+        self.lock().slots_opened
+    }
+
+    /// The most tasks that ran at once.
+    pub fn max_in_flight(&self) -> usize {
+        self.lock().max_in_flight
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, JournalState> {
+        self.state.lock().unwrap()
+    }
+}
+
+type BehaviourOf = Arc<dyn Fn(u32) -> Behaviour + Send + Sync>;
+
+/// The slots of one fake participant.
+#[derive(Clone)]
+pub struct FakeSlots {
+    participant: &'static str,
+    behaviour: BehaviourOf,
+    journal: Arc<Journal>,
+}
+
+/// One slot of a fake participant.
+pub struct FakeRunner {
+    slots: FakeSlots,
+    slot: usize,
+}
+
+impl SlotFactory for FakeSlots {
+    type Runner = FakeRunner;
+
+    fn open_slot(&self) -> FakeRunner {
+        let mut state = self.journal.lock();
+        state.slots_opened += 1;
+        FakeRunner {
+            slots: self.clone(),
+            slot: state.slots_opened - 1,
+        }
+    }
+}
+
+impl TaskRunner for FakeRunner {
+    async fn run(&mut self, index: u32, phase: Option<&str>) -> Finished {
+        let behaviour = (self.slots.behaviour)(index);
+        let started = Instant::now();
+        {
+            let mut state = self.slots.journal.lock();
+            state.started.push((self.slots.participant, index));
+            state.in_flight += 1;
+            state.max_in_flight = state.max_in_flight.max(state.in_flight);
+        }
+        tokio::time::sleep(behaviour.delay).await;
+        let ended = Instant::now();
+        {
+            let mut state = self.slots.journal.lock();
+            state.in_flight -= 1;
+            state.ran.push(Ran {
+                participant: self.slots.participant,
+                slot: self.slot,
+                index,
+                phase: phase.map(str::to_owned),
+                started,
+                ended,
+            });
+        }
+        let ending = if behaviour.fails {
+            TaskEnd::Stopped {
+                code: StopCode::Trap,
+                message: "task trapped: unreachable".into(),
+            }
+        } else {
+            TaskEnd::Output(TaskOutput {
+                data: None,
+                latency_ms: None,
+                steps: Vec::new(),
+            })
+        };
+        let timing = Timing {
+            started_at: SystemTime::UNIX_EPOCH,
+            completed_at: SystemTime::UNIX_EPOCH,
+            elapsed_ms: (ended - started).as_millis() as f64,
+        };
+        let record = build_record(index, phase, timing, RecordedTask::default(), ending);
+        Finished {
+            record,
+            log: vec![format!("[task {index}] done")],
+        }
+    }
+}
+
+/// A fake participant whose task `i` behaves as `behaviour(i)`.
+pub fn participant(
+    name: &'static str,
+    journal: &Arc<Journal>,
+    behaviour: impl Fn(u32) -> Behaviour + Send + Sync + 'static,
+) -> ParticipantRun<FakeSlots> {
+    ParticipantRun {
+        name: name.to_owned(),
+        slots: FakeSlots {
+            participant: name,
+            behaviour: Arc::new(behaviour),
+            journal: journal.clone(),
+        },
+    }
+}
+
+/// Every task takes `ms` milliseconds and succeeds.
+pub fn takes(ms: u64) -> impl Fn(u32) -> Behaviour + Send + Sync + 'static {
+    move |_| Behaviour {
+        delay: Duration::from_millis(ms),
+        fails: false,
+    }
+}
+
+/// A plan of `iterations` untagged tasks.
+pub fn plan(iterations: usize, concurrency: u32, stagger_delay_ms: f64) -> ExecPlan {
+    phased_plan(&[(None, iterations)], concurrency, stagger_delay_ms)
+}
+
+/// A plan of these phases with counts.
+pub fn phased_plan(
+    phases: &[(Option<&str>, usize)],
+    concurrency: u32,
+    stagger_delay_ms: f64,
+) -> ExecPlan {
+    let phases = phases
+        .iter()
+        .map(|(phase, count)| (phase.map(str::to_owned), *count));
+    ExecPlan {
+        schedule: Arc::new(Schedule::from_phases(phases)),
+        concurrency,
+        stagger_delay_ms,
+    }
+}
+
+/// A [`RunEvent`] as the [`Tape`] keeps it (owned, records reduced to their indexes).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Seen {
+    /// The participant.
+    ParticipantStarted(String),
+    /// The participant, the task index and the schedule length.
+    TaskFinished(String, u32, usize),
+    /// The participant and the task indexes of its records.
+    ParticipantFinished(String, Vec<u32>),
+    /// Participants and rounds.
+    RoundsStarted(usize, usize),
+    /// The participant and whether it failed.
+    RoundParticipantFinished(String, bool),
+    /// A flush.
+    Flush,
+}
+
+/// An observer that keeps every event with the time it arrived.
+#[derive(Debug, Default)]
+pub struct Tape {
+    /// Every event, on tokio's clock.
+    pub events: Vec<(Instant, Seen)>,
+}
+
+impl Tape {
+    /// The events, flushes left out.
+    pub fn without_flushes(&self) -> Vec<Seen> {
+        self.events
+            .iter()
+            .map(|(_, seen)| seen.clone())
+            .filter(|seen| *seen != Seen::Flush)
+            .collect()
+    }
+
+    /// When each flush arrived.
+    pub fn flushes(&self) -> Vec<Instant> {
+        self.events
+            .iter()
+            .filter(|(_, seen)| *seen == Seen::Flush)
+            .map(|(at, _)| *at)
+            .collect()
+    }
+}
+
+impl RunObserver for Tape {
+    fn observe(&mut self, event: RunEvent<'_>) -> Result<()> {
+        let seen = match event {
+            RunEvent::ParticipantStarted { participant } => {
+                Seen::ParticipantStarted(participant.into())
+            }
+            RunEvent::TaskFinished {
+                participant,
+                finished,
+                total,
+            } => Seen::TaskFinished(participant.into(), finished.record.task_index, total),
+            RunEvent::ParticipantFinished {
+                participant,
+                records,
+            } => Seen::ParticipantFinished(
+                participant.into(),
+                records.iter().map(|record| record.task_index).collect(),
+            ),
+            RunEvent::RoundsStarted {
+                participants,
+                rounds,
+            } => Seen::RoundsStarted(participants, rounds),
+            RunEvent::RoundParticipantFinished {
+                participant,
+                failed,
+            } => Seen::RoundParticipantFinished(participant.into(), failed),
+            RunEvent::Flush => Seen::Flush,
+        };
+        self.events.push((Instant::now(), seen));
+        Ok(())
+    }
+}
