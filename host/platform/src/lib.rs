@@ -21,24 +21,9 @@ pub mod tail;
 pub mod upload;
 
 use api::types::{BenchmarkConfig, CreateRun, RunSummary, UpsertBenchmark};
-use serde_json::{Map, Value};
+use bench_runtime::plan::RunManifest;
 use spool::{Ledger, ParticipantLedger};
 use std::path::Path;
-
-/// The keys of `run.json` that form upstream's `runConfig` (spec §6.2), in its order.
-const RUN_CONFIG_KEYS: [&str; 11] = [
-    "benchmarkSlug",
-    "benchmarkName",
-    "phaseIterations",
-    "phases",
-    "iterations",
-    "concurrency",
-    "staggerDelayMs",
-    "groupBy",
-    "dimensions",
-    "scoring",
-    "participants",
-];
 
 /// Whether `bench run` should report to a platform (see the module docs).
 pub fn is_configured(env: &auth::Env) -> bool {
@@ -57,70 +42,42 @@ pub async fn run_auth(no_ingest: bool) -> Result<Option<auth::Auth>, auth::AuthE
     auth::resolve(&auth::Overrides::default()).await.map(Some)
 }
 
-/// The schedule length recorded in `run.json`: `iterations`, or the sum of the phases'.
-fn total_tasks(run_json: &Value) -> u64 {
-    match run_json["phases"].as_array() {
-        Some(phases) => phases
-            .iter()
-            .filter_map(|phase| phase["iterations"].as_u64())
-            .sum(),
-        None => run_json["iterations"].as_u64().unwrap_or(0),
-    }
-}
-
-/// The delivery plan of a run, from its `run.json`: the `upsertBenchmark` body (when
-/// `upsert`), the `createRun` body (own run, or shared with `run_key`) and one entry per
-/// participant.
+/// The delivery plan of a run, from its manifest: the `upsertBenchmark` body (when
+/// `upsert`), the `createRun` body (own run, or shared with `run_key`) whose `config` is the
+/// manifest's `runConfig`, and one entry per participant.
 pub fn new_ledger(
-    run_json: &Value,
+    manifest: &RunManifest,
     api_base_url: &str,
     upsert: bool,
     run_key: Option<&str>,
 ) -> Ledger {
-    let run_config: Map<String, Value> = RUN_CONFIG_KEYS
-        .iter()
-        .filter_map(|key| Some((key.to_string(), run_json.get(*key)?.clone())))
-        .collect();
-    let slug = run_json["benchmarkSlug"].as_str().unwrap_or_default();
-    let names: Vec<String> = run_json["participants"]
-        .as_array()
-        .map(|names| {
-            names
-                .iter()
-                .filter_map(|name| name.as_str().map(String::from))
-                .collect()
-        })
-        .unwrap_or_default();
-    let total = total_tasks(run_json);
+    let run_config = &manifest.run_config;
+    let total = run_config.tasks_per_participant();
     let upsert = upsert.then(|| {
         let config = BenchmarkConfig {
-            scoring: run_json.get("scoring").cloned(),
-            display: run_json.get("display").cloned(),
+            scoring: run_config.scoring.clone(),
+            display: manifest.display.clone(),
         };
         UpsertBenchmark {
-            name: run_json["benchmarkName"]
-                .as_str()
-                .unwrap_or_default()
-                .to_owned(),
+            name: run_config.benchmark_name.clone(),
             config: (!config.is_empty()).then_some(config),
         }
     });
+    let config = serde_json::to_value(run_config).unwrap_or_default();
     let create_run = match run_key {
-        Some(key) => CreateRun::shared(key, Value::Object(run_config)),
-        None => CreateRun::own(total, names.clone(), Value::Object(run_config)),
+        Some(key) => CreateRun::shared(key, config),
+        None => CreateRun::own(total, run_config.participants.clone(), config),
     };
     Ledger {
         api_base_url: api_base_url.to_owned(),
-        benchmark_slug: slug.to_owned(),
-        local_run_id: run_json["runId"].as_str().unwrap_or_default().to_owned(),
-        group_by: run_json["groupBy"]
-            .as_str()
-            .unwrap_or("participant")
-            .to_owned(),
+        benchmark_slug: run_config.benchmark_slug.clone(),
+        local_run_id: manifest.run_id.clone(),
+        group_by: run_config.group_by.as_str().to_owned(),
         upsert,
         create_run,
         run: None,
-        participants: names
+        participants: run_config
+            .participants
             .iter()
             .map(|name| ParticipantLedger::new(name, total, run_key.is_some()))
             .collect(),
@@ -142,8 +99,8 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    fn run_json() -> Value {
-        json!({
+    fn manifest() -> RunManifest {
+        serde_json::from_value(json!({
             "benchmarkSlug": "s", "benchmarkName": "n",
             "phaseIterations": 5,
             "phases": [{"name": "cold", "iterations": 5}, {"name": "warm", "iterations": 5}],
@@ -151,13 +108,16 @@ mod tests {
             "dimensions": {"file_size": "10MB"},
             "participants": ["e2b", "modal"],
             "display": {"metrics": []},
-            "runId": "20260101T000000Z-0001", "startedAt": "x", "host": {},
-        })
+            "runId": "20260101T000000Z-0001", "startedAt": "x",
+            "component": {"path": "task.wasm", "sha256": "00", "sizeBytes": 1},
+            "host": {"benchVersion": "0.1.0", "wasmtimeVersion": "48.0.8", "os": "linux", "arch": "x86_64"},
+        }))
+        .unwrap()
     }
 
     #[test]
     fn an_own_run_sends_totals_and_the_upstream_run_config() {
-        let ledger = new_ledger(&run_json(), "http://h/api/v1", true, None);
+        let ledger = new_ledger(&manifest(), "http://h/api/v1", true, None);
         assert_eq!(
             serde_json::to_string(&ledger.create_run).unwrap(),
             r#"{"totalTasks":10,"workerCount":1,"participants":["e2b","modal"],"config":{"benchmarkSlug":"s","benchmarkName":"n","phaseIterations":5,"phases":[{"name":"cold","iterations":5},{"name":"warm","iterations":5}],"concurrency":2,"staggerDelayMs":0,"groupBy":"participant","dimensions":{"file_size":"10MB"},"participants":["e2b","modal"]}}"#
@@ -173,7 +133,7 @@ mod tests {
 
     #[test]
     fn a_shared_run_sends_only_its_key_and_config() {
-        let ledger = new_ledger(&run_json(), "http://h/api/v1", false, Some("ci-123"));
+        let ledger = new_ledger(&manifest(), "http://h/api/v1", false, Some("ci-123"));
         assert_eq!(ledger.create_run.run_key.as_deref(), Some("ci-123"));
         assert_eq!(ledger.create_run.total_tasks, None);
         assert_eq!(ledger.upsert, None);

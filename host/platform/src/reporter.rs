@@ -16,8 +16,9 @@ use super::{new_ledger, summary_body};
 use anyhow::{bail, Result};
 use bench_runtime::events::{RunEvent, RunObserver};
 use bench_runtime::metrics::MetricsRecorder;
-use bench_runtime::report::console::Console;
+use bench_runtime::plan::RunManifest;
 use serde_json::Value;
+use bench_runtime::report::console::Console;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 use tokio::sync::{mpsc, oneshot};
@@ -69,13 +70,13 @@ impl PlatformRun {
     /// the run; without an answer the run goes on locally and a warning says so.
     pub async fn start(
         auth: &Auth,
-        run_json: &Value,
+        manifest: &RunManifest,
         dir: &Path,
         upsert: bool,
         run_key: Option<&str>,
         console: &mut Console,
     ) -> Result<Self> {
-        let ledger = new_ledger(run_json, &auth.api_base_url, upsert, run_key);
+        let ledger = new_ledger(manifest, &auth.api_base_url, upsert, run_key);
         ledger.save(dir)?;
         let client = Client::new(auth, Retry::default())?;
         let mut delivery = Delivery::new(client, ledger, dir, Vec::new());

@@ -8,17 +8,14 @@ use super::spool::Ledger;
 use super::tail::RecordsTail;
 use super::{new_ledger, summary_body};
 use anyhow::{bail, Context as _, Result};
+use bench_runtime::report::results::read_manifest;
 use serde_json::Value;
 use std::path::Path;
 
 /// Delivers the rest of a results directory; returns whether everything is delivered.
 pub async fn upload(dir: &Path, overrides: &Overrides) -> Result<bool> {
-    let run_path = dir.join("run.json");
-    let run_json: Value = serde_json::from_str(
-        &std::fs::read_to_string(&run_path)
-            .with_context(|| format!("{} is not a results directory", dir.display()))?,
-    )
-    .with_context(|| format!("{} is not JSON", run_path.display()))?;
+    let manifest = read_manifest(dir)
+        .with_context(|| format!("{} is not a results directory", dir.display()))?;
     let auth = auth::resolve(overrides).await?;
     let ledger = match Ledger::load(dir)? {
         Some(ledger) if ledger.api_base_url != auth.api_base_url => bail!(
@@ -27,7 +24,7 @@ pub async fn upload(dir: &Path, overrides: &Overrides) -> Result<bool> {
             ledger.api_base_url
         ),
         Some(ledger) => ledger,
-        None => new_ledger(&run_json, &auth.api_base_url, true, None),
+        None => new_ledger(&manifest, &auth.api_base_url, true, None),
     };
     let mut records: Vec<Vec<Value>> = vec![Vec::new(); ledger.participants.len()];
     for (participant, record) in RecordsTail::new(dir).read_new()? {

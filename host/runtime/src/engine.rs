@@ -116,9 +116,10 @@ impl Drop for TaskEngine {
     }
 }
 
-/// The wasmtime version this host embeds.
+/// The version of the `wasmtime` crate this host links (read from `Cargo.lock` when bench
+/// is built).
 pub fn wasmtime_version() -> &'static str {
-    "48.0.8"
+    env!("BENCH_WASMTIME_VERSION")
 }
 
 fn engine_config(settings: &EngineSettings, pooling: bool) -> Config {
@@ -174,4 +175,16 @@ fn spawn_epoch_ticker(engine: Engine, stop: Arc<AtomicBool>) {
             }
         })
         .expect("spawning the epoch ticker thread");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_wasmtime_version_is_the_linked_crates_semver() {
+        let parts: Vec<&str> = wasmtime_version().split('.').collect();
+        assert_eq!(parts.len(), 3, "{}", wasmtime_version());
+        assert!(parts.iter().all(|part| part.parse::<u32>().is_ok()));
+    }
 }

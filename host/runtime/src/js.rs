@@ -110,6 +110,14 @@ pub fn number(x: f64) -> Value {
     serde_json::Number::from_f64(x).map_or(Value::Null, Value::Number)
 }
 
+/// Serde's `serialize_with` for an `f64` field printed as [`number`] prints it.
+pub(crate) fn serialize_number<S: serde::Serializer>(
+    x: &f64,
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
+    serde::Serialize::serialize(&number(*x), serializer)
+}
+
 /// Rewrites every number in a JSON value so integral floats print as integers.
 pub fn normalize_numbers(value: &mut Value) {
     match value {

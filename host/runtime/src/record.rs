@@ -116,14 +116,10 @@ pub struct TaskRecord {
     /// ISO end time.
     pub completed_at: String,
     /// Task latency in milliseconds.
-    #[serde(serialize_with = "serialize_js_number")]
+    #[serde(serialize_with = "crate::js::serialize_number")]
     pub latency_ms: f64,
     /// Steps in completion order.
     pub steps: Vec<StepRecord>,
-}
-
-fn serialize_js_number<S: Serializer>(x: &f64, s: S) -> Result<S::Ok, S::Error> {
-    crate::js::number(*x).serialize(s)
 }
 
 impl TaskRecord {

@@ -4,20 +4,20 @@
 use super::task::{prepare, Prepared};
 use anyhow::Result;
 use bench_platform::reporter::{Closing, PlatformRun};
-use bench_runtime::component::TaskComponent;
-use bench_runtime::config::{BenchmarkConfig, GroupBy};
+use bench_runtime::config::GroupBy;
 use bench_runtime::events::{Observers, RunObserver};
 use bench_runtime::exec::{self, ExecPlan, ParticipantRun, RunRecords, SlotConfig};
+use bench_runtime::js;
 use bench_runtime::metrics::MetricsRecorder;
-use bench_runtime::plan::{self, ResolvedRun, Schedule};
+use bench_runtime::plan::{
+    self, ComponentInfo, HostInfo, RunConfig, RunManifest, Schedule, TaskCounts,
+};
 use bench_runtime::report::console::{Console, Header};
 use bench_runtime::report::export::ExportManager;
 use bench_runtime::report::finish::{finish, RunResults};
 use bench_runtime::report::origin;
 use bench_runtime::report::results::ResultsWriter;
 use bench_runtime::report::RunReporter;
-use bench_runtime::{engine, js};
-use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -56,8 +56,18 @@ pub async fn run(task_path: &Path, argv: &[String]) -> Result<ExitCode> {
     let exports = ExportManager::create(&flags.exports)?;
     let results = ResultsWriter::create(&dir)?;
     let names: Vec<String> = available.iter().map(|p| p.name.clone()).collect();
-    let mut run_json = run_json(&config, &resolved, &names, &run_id, started_at, &task);
-    results.write_run_json(&run_json)?;
+    let mut manifest = RunManifest {
+        run_config: RunConfig::new(&config, &resolved, &names),
+        display: config.display.clone(),
+        run_id,
+        started_at: js::iso_timestamp(started_at),
+        component: ComponentInfo::of(&task),
+        host: HostInfo::current(env!("CARGO_PKG_VERSION")),
+        origin: origin::collect_here(),
+        completed_at: None,
+        tasks: None,
+    };
+    results.write_run_json(&manifest)?;
 
     let date = js::iso_timestamp(started_at);
     console.header(&Header {
@@ -94,7 +104,7 @@ pub async fn run(task_path: &Path, argv: &[String]) -> Result<ExitCode> {
     let platform = match &platform_auth {
         Some(auth) => {
             let (upsert, run_key) = (resolved.identity_is_ours, flags.run_key.as_deref());
-            let started = PlatformRun::start(auth, &run_json, &dir, upsert, run_key, &mut console);
+            let started = PlatformRun::start(auth, &manifest, &dir, upsert, run_key, &mut console);
             Some(started.await?)
         }
         None => None,
@@ -126,14 +136,10 @@ pub async fn run(task_path: &Path, argv: &[String]) -> Result<ExitCode> {
     };
     reporter.console.line(&closing.done_line());
     let completed_at = SystemTime::now();
-    run_json["completedAt"] = Value::String(js::iso_timestamp(completed_at));
-    run_json["tasks"] = json!({
-        "total": records.iter().map(|(_, r)| r.len()).sum::<usize>(),
-        "failed": records.iter().flat_map(|(_, r)| r).filter(|r| !r.is_success()).count(),
-    });
-    reporter.results.write_run_json(&run_json)?;
+    manifest.complete(js::iso_timestamp(completed_at), TaskCounts::of(&records));
+    reporter.results.write_run_json(&manifest)?;
     let results = RunResults {
-        run_json: &run_json,
+        manifest: &manifest,
         records: &records,
         dir: reporter.results.dir(),
         exports: &exports,
@@ -177,36 +183,6 @@ async fn execute(
             Ok(records)
         }
     }
-}
-
-/// `run.json`: the upstream run config, then this run's identity, component and host.
-fn run_json(
-    config: &BenchmarkConfig,
-    resolved: &ResolvedRun,
-    participants: &[String],
-    run_id: &str,
-    started_at: SystemTime,
-    task: &TaskComponent,
-) -> Value {
-    let mut run = plan::run_config_json(config, resolved, participants);
-    if let Some(display) = &config.display {
-        run["display"] = display.clone();
-    }
-    run["runId"] = Value::String(run_id.to_owned());
-    run["startedAt"] = Value::String(js::iso_timestamp(started_at));
-    run["component"] = json!({
-        "path": task.path.display().to_string(),
-        "sha256": task.sha256,
-        "sizeBytes": task.size_bytes,
-    });
-    run["host"] = json!({
-        "benchVersion": env!("CARGO_PKG_VERSION"),
-        "wasmtimeVersion": engine::wasmtime_version(),
-        "os": std::env::consts::OS,
-        "arch": std::env::consts::ARCH,
-    });
-    run["origin"] = origin::collect_here();
-    run
 }
 
 /// A sortable run id: UTC start time plus a few hex digits against collisions.

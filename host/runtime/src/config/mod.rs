@@ -27,8 +27,9 @@ pub enum ConfigError {
     Invalid(String),
 }
 
-/// How tasks are ordered across participants.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// How tasks are ordered across participants; serialized in upstream's spelling.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum GroupBy {
     /// Each participant runs all its tasks before the next participant starts.
     Participant,

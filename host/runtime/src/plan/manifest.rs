@@ -1,56 +1,274 @@
-//! The `runConfig` a run is described by (spec §6.2).
+//! The run manifest, `run.json`: upstream's `runConfig` (spec §6.2) followed by this run's
+//! identity, times, component, host, origin and task counts. Written when the run starts,
+//! rewritten when it ends, and read back by `bench report` and `bench upload`.
 
 use super::ResolvedRun;
-use crate::config::BenchmarkConfig;
+use crate::component::TaskComponent;
+use crate::config::{BenchmarkConfig, GroupBy};
 use crate::js;
-use serde_json::{json, Map, Value};
+use crate::record::TaskRecord;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
 
-/// The `runConfig` object sent with `createRun` (spec §6.2), numbers printed as JavaScript
-/// prints them.
-pub fn run_config_json(
-    config: &BenchmarkConfig,
-    resolved: &ResolvedRun,
-    participant_names: &[String],
-) -> Value {
-    let mut run = Map::new();
-    run.insert("benchmarkSlug".into(), json!(resolved.benchmark_slug));
-    run.insert("benchmarkName".into(), json!(resolved.benchmark_name));
-    if let Some(per_phase) = resolved.phase_iterations {
-        run.insert("phaseIterations".into(), json!(per_phase));
+/// What `run.json` holds, in its key order. Optional keys are absent, never `null`; keys
+/// it does not know (from other versions) are ignored when read.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RunManifest {
+    /// Upstream's `runConfig`, its keys first and at the top level.
+    #[serde(flatten)]
+    pub run_config: RunConfig,
+    /// The config's display manifest, as declared.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub display: Option<Value>,
+    /// The local run id (sortable start time plus a salt).
+    pub run_id: String,
+    /// ISO start time.
+    pub started_at: String,
+    /// The task component that ran.
+    pub component: ComponentInfo,
+    /// The host that ran it.
+    pub host: HostInfo,
+    /// Where the run came from; a manifest without one counts as triggered manually.
+    #[serde(default)]
+    pub origin: Origin,
+    /// ISO end time, once the run is over.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub completed_at: Option<String>,
+    /// How many tasks ran and failed, once the run is over.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tasks: Option<TaskCounts>,
+}
+
+impl RunManifest {
+    /// Marks the run as over at `completed_at` (ISO) with these counts.
+    pub fn complete(&mut self, completed_at: String, tasks: TaskCounts) {
+        self.completed_at = Some(completed_at);
+        self.tasks = Some(tasks);
     }
-    match &config.phases {
-        Some(phases) => {
-            let phases = phases
+
+    /// The text of `run.json`: pretty-printed with a final newline.
+    pub fn to_json_text(&self) -> String {
+        let mut text = serde_json::to_string_pretty(self).expect("a run manifest serializes");
+        text.push('\n');
+        text
+    }
+}
+
+/// Upstream's `runConfig`, JSON-normalized (spec §6.2): the body's `config` in `createRun`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RunConfig {
+    /// Platform slug.
+    pub benchmark_slug: String,
+    /// Display name.
+    pub benchmark_name: String,
+    /// Iterations of every phase, when `--iterations` resized evenly sized phases.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub phase_iterations: Option<u32>,
+    /// The phases, or the plain iteration count.
+    #[serde(flatten)]
+    pub length: RunLength,
+    /// Max tasks in flight.
+    pub concurrency: u32,
+    /// Ramp delay in milliseconds.
+    #[serde(serialize_with = "js::serialize_number")]
+    pub stagger_delay_ms: f64,
+    /// Ordering across participants.
+    pub group_by: GroupBy,
+    /// Static tags for summary rows.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dimensions: Option<Map<String, Value>>,
+    /// The scoring spec, as declared.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scoring: Option<Value>,
+    /// The participants that run, in config order.
+    pub participants: Vec<String>,
+}
+
+impl RunConfig {
+    /// The `runConfig` of a validated config resolved for this run, with numbers as
+    /// JavaScript prints them.
+    pub fn new(config: &BenchmarkConfig, resolved: &ResolvedRun, participants: &[String]) -> Self {
+        let length = match &config.phases {
+            Some(phases) => RunLength::Phases {
+                phases: phases
+                    .iter()
+                    .map(|phase| PhaseLength {
+                        name: phase.name.clone(),
+                        iterations: resolved.phase_iterations.or(phase.iterations),
+                    })
+                    .collect(),
+            },
+            None => RunLength::Iterations {
+                iterations: resolved.iterations,
+            },
+        };
+        Self {
+            benchmark_slug: resolved.benchmark_slug.clone(),
+            benchmark_name: resolved.benchmark_name.clone(),
+            phase_iterations: resolved.phase_iterations,
+            length,
+            concurrency: resolved.concurrency,
+            stagger_delay_ms: resolved.stagger_delay_ms,
+            group_by: resolved.group_by,
+            dimensions: config.dimensions.clone().map(|mut dimensions| {
+                dimensions.values_mut().for_each(js::normalize_numbers);
+                dimensions
+            }),
+            scoring: config.scoring.clone().map(|mut scoring| {
+                js::normalize_numbers(&mut scoring);
+                scoring
+            }),
+            participants: participants.to_vec(),
+        }
+    }
+
+    /// Tasks per participant: `iterations`, or the sum of the phases'.
+    pub fn tasks_per_participant(&self) -> u64 {
+        match &self.length {
+            RunLength::Phases { phases } => phases
                 .iter()
-                .map(|phase| {
-                    let mut entry = Map::new();
-                    entry.insert("name".into(), json!(phase.name));
-                    if let Some(count) = resolved.phase_iterations.or(phase.iterations) {
-                        entry.insert("iterations".into(), json!(count));
-                    }
-                    Value::Object(entry)
-                })
-                .collect();
-            run.insert("phases".into(), Value::Array(phases));
-        }
-        None => {
-            run.insert("iterations".into(), json!(resolved.iterations));
+                .filter_map(|phase| phase.iterations)
+                .map(u64::from)
+                .sum(),
+            RunLength::Iterations { iterations } => u64::from(*iterations),
         }
     }
-    run.insert("concurrency".into(), json!(resolved.concurrency));
-    run.insert(
-        "staggerDelayMs".into(),
-        js::number(resolved.stagger_delay_ms),
-    );
-    run.insert("groupBy".into(), json!(resolved.group_by.as_str()));
-    if let Some(dimensions) = &config.dimensions {
-        run.insert("dimensions".into(), Value::Object(dimensions.clone()));
+}
+
+/// How long a run is: named phases, or a plain iteration count (never both).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum RunLength {
+    /// `phases: [{name, iterations}]`.
+    Phases {
+        /// The phases in run order.
+        phases: Vec<PhaseLength>,
+    },
+    /// `iterations`.
+    Iterations {
+        /// Tasks per participant.
+        iterations: u32,
+    },
+}
+
+/// One phase of the `runConfig`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PhaseLength {
+    /// Phase name.
+    pub name: String,
+    /// Its iterations (`phaseIterations` when set).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub iterations: Option<u32>,
+}
+
+/// The task component of a run.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ComponentInfo {
+    /// Where it was loaded from.
+    pub path: String,
+    /// sha256 of its bytes, hex.
+    pub sha256: String,
+    /// Size of its bytes.
+    pub size_bytes: u64,
+}
+
+impl ComponentInfo {
+    /// The identity of a loaded component.
+    pub fn of(task: &TaskComponent) -> Self {
+        Self {
+            path: task.path.display().to_string(),
+            sha256: task.sha256.clone(),
+            size_bytes: task.size_bytes as u64,
+        }
     }
-    if let Some(scoring) = &config.scoring {
-        run.insert("scoring".into(), scoring.clone());
+}
+
+/// The host that ran a run: bench and wasmtime versions, Rust's OS and architecture names.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct HostInfo {
+    /// The `bench` version.
+    pub bench_version: String,
+    /// The wasmtime version that ran the guests.
+    pub wasmtime_version: String,
+    /// `std::env::consts::OS`.
+    pub os: String,
+    /// `std::env::consts::ARCH`.
+    pub arch: String,
+}
+
+impl HostInfo {
+    /// This process's host, for `bench` at `bench_version`.
+    pub fn current(bench_version: &str) -> Self {
+        Self {
+            bench_version: bench_version.to_owned(),
+            wasmtime_version: crate::engine::wasmtime_version().to_owned(),
+            os: std::env::consts::OS.to_owned(),
+            arch: std::env::consts::ARCH.to_owned(),
+        }
     }
-    run.insert("participants".into(), json!(participant_names));
-    let mut run = Value::Object(run);
-    js::normalize_numbers(&mut run);
-    run
+}
+
+/// Where a run came from (spec §4.8): git commit and ref, and what triggered it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Origin {
+    /// The commit, when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub git_sha: Option<String>,
+    /// The branch or ref, when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub git_ref: Option<String>,
+    /// The CI event, or `manual`.
+    pub triggered_by: String,
+}
+
+impl Default for Origin {
+    /// A manual run of unknown commit.
+    fn default() -> Self {
+        Self {
+            git_sha: None,
+            git_ref: None,
+            triggered_by: "manual".into(),
+        }
+    }
+}
+
+/// How many tasks a run ran and how many of them failed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TaskCounts {
+    /// Every record.
+    pub total: u64,
+    /// Records that are not a success.
+    pub failed: u64,
+}
+
+impl TaskCounts {
+    /// The counts of every participant's records.
+    pub fn of(records: &[(String, Vec<TaskRecord>)]) -> Self {
+        let all = records.iter().flat_map(|(_, records)| records);
+        Self {
+            total: all.clone().count() as u64,
+            failed: all.filter(|record| !record.is_success()).count() as u64,
+        }
+    }
+}
+
+/// A manifest read from `extra`'s keys laid over a plain run's (no `origin`, no end).
+#[cfg(test)]
+pub(crate) fn test_manifest(extra: Value) -> RunManifest {
+    let mut manifest = serde_json::json!({
+        "benchmarkSlug": "s", "benchmarkName": "n", "iterations": 1, "concurrency": 1,
+        "staggerDelayMs": 0, "groupBy": "participant", "participants": ["a"],
+        "runId": "20260101T000000Z-0001", "startedAt": "2026-01-01T00:00:00.000Z",
+        "component": {"path": "task.wasm", "sha256": "00", "sizeBytes": 1},
+        "host": {"benchVersion": "0.1.0", "wasmtimeVersion": "48.0.8", "os": "linux", "arch": "x86_64"},
+    });
+    for (key, value) in extra.as_object().expect("extra keys are an object") {
+        manifest[key] = value.clone();
+    }
+    serde_json::from_value(manifest).expect("a valid test manifest")
 }

@@ -1,7 +1,7 @@
 //! From a validated config and the run flags to what a run executes (spec §1.5–1.7, §6.2):
 //! participant selection and env gating (`participants`), shape and identity overrides and
-//! merged knobs (`resolve`), the task schedule (`schedule`), and the `runConfig` sent to the
-//! platform (`manifest`).
+//! merged knobs (`resolve`), the task schedule (`schedule`), and the run manifest `run.json`
+//! whose first keys are the `runConfig` sent to the platform (`manifest`).
 
 mod manifest;
 mod participants;
@@ -10,7 +10,11 @@ mod schedule;
 #[cfg(test)]
 mod tests;
 
-pub use manifest::run_config_json;
+#[cfg(test)]
+pub(crate) use manifest::test_manifest;
+pub use manifest::{
+    ComponentInfo, HostInfo, Origin, PhaseLength, RunConfig, RunLength, RunManifest, TaskCounts,
+};
 pub use participants::{filter_by_env, no_participants_message, select_participants, Skipped};
 pub use resolve::{resolve, Overrides, ResolvedRun, UNEVEN_PHASES_WARNING};
 pub use schedule::Schedule;

@@ -1,7 +1,8 @@
-//! Participant selection, knob merging (test-vectors §3) and schedules.
+//! Participant selection, knob merging (test-vectors §3), schedules and the run manifest.
 
 use super::*;
 use crate::config::{parse_config, BenchmarkConfig, GroupBy, Participant};
+use crate::record::{Status, TaskRecord};
 use serde_json::{json, Value};
 
 /// The phase of every task of a schedule, in order.
@@ -450,9 +451,9 @@ fn run_config_without_phases() {
         "scoring": {"metrics": [{"key": "ttiMs", "ceiling": 1000, "weights": {"median": 1.0, "p95": 0, "p99": 0}}]},
     }));
     let run = resolve(&config, &Overrides::default()).unwrap();
-    let json = run_config_json(&config, &run, &names(&["e2b", "modal"]));
+    let run_config = RunConfig::new(&config, &run, &names(&["e2b", "modal"]));
     assert_eq!(
-        json.to_string(),
+        serde_json::to_string(&run_config).unwrap(),
         r#"{"benchmarkSlug":"s","benchmarkName":"n","iterations":3,"concurrency":2,"staggerDelayMs":0,"groupBy":"participant","dimensions":{"file_size":"10MB"},"scoring":{"metrics":[{"key":"ttiMs","ceiling":1000,"weights":{"median":1,"p95":0,"p99":0}}]},"participants":["e2b","modal"]}"#
     );
 }
@@ -473,7 +474,7 @@ fn run_config_with_resized_phases() {
     .unwrap();
     assert_eq!(Schedule::for_run(&config, &run).len(), 10);
     assert_eq!(
-        run_config_json(&config, &run, &names(&["e2b"])).to_string(),
+        serde_json::to_string(&RunConfig::new(&config, &run, &names(&["e2b"]))).unwrap(),
         r#"{"benchmarkSlug":"s","benchmarkName":"n","phaseIterations":5,"phases":[{"name":"cold","iterations":5},{"name":"warm","iterations":5}],"concurrency":1,"staggerDelayMs":2.5,"groupBy":"participant","participants":["e2b"]}"#
     );
 }
@@ -494,7 +495,196 @@ fn run_config_with_declared_phases_and_shape() {
     )
     .unwrap();
     assert_eq!(
-        run_config_json(&config, &run, &[]).to_string(),
+        serde_json::to_string(&RunConfig::new(&config, &run, &[])).unwrap(),
         r#"{"benchmarkSlug":"s-burst","benchmarkName":"Burst","phases":[{"name":"cold","iterations":3},{"name":"warm","iterations":1}],"concurrency":1,"staggerDelayMs":100,"groupBy":"round","participants":[]}"#
+    );
+}
+
+/// A manifest as `bench run` builds it, with fixed identity, times, component and host.
+fn manifest(config: &BenchmarkConfig, participants: &[&str], run_id: &str) -> RunManifest {
+    let run = resolve(config, &Overrides::default()).unwrap();
+    RunManifest {
+        run_config: RunConfig::new(config, &run, &names(participants)),
+        display: config.display.clone(),
+        run_id: run_id.into(),
+        started_at: "2026-11-30T16:53:13.456Z".into(),
+        component: ComponentInfo {
+            path: "target/guests/wasm32-wasip2/release/rust_hello.wasm".into(),
+            sha256: "94abe8838e0c5199f40fb968bb3b7fb98374fb6996e4cc8bb8e4bd8d1db7416a".into(),
+            size_bytes: 129_850,
+        },
+        host: HostInfo {
+            bench_version: "0.1.0".into(),
+            wasmtime_version: "48.0.8".into(),
+            os: "linux".into(),
+            arch: "x86_64".into(),
+        },
+        origin: Origin {
+            git_sha: Some("7b2ed4b084a8942c627f50459c361e847e2db94b".into()),
+            git_ref: Some("main".into()),
+            triggered_by: "manual".into(),
+        },
+        completed_at: None,
+        tasks: None,
+    }
+}
+
+fn complete(mut manifest: RunManifest, completed_at: &str, total: u64, failed: u64) -> RunManifest {
+    manifest.complete(completed_at.into(), TaskCounts { total, failed });
+    manifest
+}
+
+#[test]
+fn a_phases_run_json_is_byte_identical_at_start_and_end() {
+    let config = bare(json!({
+        "benchmarkSlug": "rust-hello", "benchmarkName": "Rust hello",
+        "participants": [{"name": "alpha", "region": "eu"}, {"name": "beta", "region": "us"}],
+        "phases": [{"name": "cold", "iterations": 1}, {"name": "warm", "iterations": 2}],
+        "customCliFlags": ["--fail-at"],
+    }));
+    let started = manifest(&config, &["alpha", "beta"], "20261130T165313Z-b47b");
+    let mut expected = include_str!("testdata/run-phases.json").to_owned();
+    let done = complete(started.clone(), "2026-11-30T16:53:13.471Z", 6, 0);
+    assert_eq!(done.to_json_text(), expected);
+    // Before the run ends there is no `completedAt` and no `tasks`, not even as null.
+    let end = expected.find(",\n  \"completedAt\"").unwrap();
+    expected.replace_range(end.., "\n}\n");
+    assert_eq!(started.to_json_text(), expected);
+}
+
+#[test]
+fn a_scored_run_json_with_dimensions_and_display_is_byte_identical() {
+    // As the Rust SDK declares it: floats such as `1000.0` print as JavaScript prints them.
+    let config = bare(json!({
+        "benchmarkSlug": "rust-scored", "benchmarkName": "Rust scored",
+        "participants": [{"name": "fast", "baseMs": 100}, {"name": "slow", "baseMs": 300}],
+        "iterations": 6,
+        "dimensions": {"region": "local"},
+        "scoring": {
+            "groupBy": "size",
+            "success": {"requireData": {"verified": true}},
+            "metrics": [
+                {"key": "uploadMs", "ceiling": 1000.0, "higherIsBetter": false,
+                 "weights": {"median": 0.5, "p95": 0.2, "p99": 0.1}},
+                {"key": "throughputMbps", "unit": "Mbps", "ceiling": 510.0, "floor": 10.0,
+                 "higherIsBetter": true, "weights": {"median": 0.2, "p95": 0.0, "p99": 0.0}},
+            ],
+        },
+        "display": {"metrics": [
+            {"key": "uploadMs", "label": "Upload", "unit": "ms", "direction": "lower-better"},
+            {"key": "throughputMbps", "label": "Throughput", "unit": "Mbps", "direction": "higher-better"},
+        ]},
+    }));
+    let mut manifest = manifest(&config, &["fast", "slow"], "20261130T165316Z-fd79");
+    manifest.started_at = "2026-11-30T16:53:16.018Z".into();
+    manifest.component.sha256 =
+        "58dd37e20bf98960ee3096257bcb699544b6b5b5d118f7848c448c01cff66938".into();
+    manifest.component.size_bytes = 128_957;
+    manifest.component.path = "target/guests/wasm32-wasip2/release/rust_scored.wasm".into();
+    let done = complete(manifest, "2026-11-30T16:53:16.031Z", 12, 1);
+    assert_eq!(
+        done.to_json_text(),
+        include_str!("testdata/run-scored.json")
+    );
+}
+
+#[test]
+fn a_plain_run_json_keeps_fractional_stagger_and_round_order() {
+    let config = bare(json!({
+        "iterations": 4, "concurrency": 3, "staggerDelayMs": 2.5, "groupBy": "round",
+    }));
+    let mut manifest = manifest(&config, &["a"], "r");
+    manifest.origin = Origin::default();
+    let text = serde_json::to_string(&complete(manifest, "t", 4, 4)).unwrap();
+    assert_eq!(
+        text,
+        r#"{"benchmarkSlug":"s","benchmarkName":"n","iterations":4,"concurrency":3,"staggerDelayMs":2.5,"groupBy":"round","participants":["a"],"runId":"r","startedAt":"2026-11-30T16:53:13.456Z","component":{"path":"target/guests/wasm32-wasip2/release/rust_hello.wasm","sha256":"94abe8838e0c5199f40fb968bb3b7fb98374fb6996e4cc8bb8e4bd8d1db7416a","sizeBytes":129850},"host":{"benchVersion":"0.1.0","wasmtimeVersion":"48.0.8","os":"linux","arch":"x86_64"},"origin":{"triggeredBy":"manual"},"completedAt":"t","tasks":{"total":4,"failed":4}}"#
+    );
+}
+
+#[test]
+fn a_manifest_reads_back_as_written() {
+    for text in [
+        include_str!("testdata/run-phases.json"),
+        include_str!("testdata/run-scored.json"),
+    ] {
+        let manifest: RunManifest = serde_json::from_str(text).unwrap();
+        assert_eq!(manifest.to_json_text(), text);
+        let again: RunManifest = serde_json::from_str(&manifest.to_json_text()).unwrap();
+        assert_eq!(again, manifest);
+    }
+    let phases: RunManifest =
+        serde_json::from_str(include_str!("testdata/run-phases.json")).unwrap();
+    assert_eq!(phases.run_config.tasks_per_participant(), 3);
+    assert_eq!(phases.run_config.group_by, GroupBy::Participant);
+    assert_eq!(
+        phases.tasks,
+        Some(TaskCounts {
+            total: 6,
+            failed: 0
+        })
+    );
+    let scored: RunManifest =
+        serde_json::from_str(include_str!("testdata/run-scored.json")).unwrap();
+    assert_eq!(scored.run_config.tasks_per_participant(), 6);
+    assert_eq!(
+        scored.run_config.scoring.unwrap()["metrics"][1]["floor"],
+        10
+    );
+}
+
+#[test]
+fn an_older_manifest_with_unknown_keys_and_no_origin_is_read() {
+    let manifest = test_manifest(json!({"trigger": {"source": "ci"}, "notes": [1, 2]}));
+    assert_eq!(manifest.origin, Origin::default());
+    assert_eq!(manifest.completed_at, None);
+    let text = serde_json::to_string(&manifest).unwrap();
+    assert!(
+        !text.contains(r#""trigger""#) && !text.contains("null"),
+        "{text}"
+    );
+    assert!(
+        text.contains(r#""origin":{"triggeredBy":"manual"}"#),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_manifest_missing_its_length_or_its_id_is_rejected() {
+    let mut value = serde_json::to_value(test_manifest(json!({}))).unwrap();
+    value.as_object_mut().unwrap().remove("iterations");
+    assert!(serde_json::from_value::<RunManifest>(value).is_err());
+    let mut value = serde_json::to_value(test_manifest(json!({}))).unwrap();
+    value.as_object_mut().unwrap().remove("runId");
+    let error = serde_json::from_value::<RunManifest>(value).unwrap_err();
+    assert_eq!(error.to_string(), "missing field `runId`");
+}
+
+#[test]
+fn task_counts_count_every_participants_failures() {
+    let record = |status| TaskRecord {
+        task_index: 0,
+        status,
+        started_at: String::new(),
+        error_code: None,
+        data: None,
+        completed_at: String::new(),
+        latency_ms: 1.0,
+        steps: vec![],
+    };
+    let records = vec![
+        (
+            "a".to_string(),
+            vec![record(Status::Success), record(Status::Error)],
+        ),
+        ("b".to_string(), vec![record(Status::Error)]),
+        ("c".to_string(), vec![]),
+    ];
+    assert_eq!(
+        TaskCounts::of(&records),
+        TaskCounts {
+            total: 3,
+            failed: 2
+        }
     );
 }

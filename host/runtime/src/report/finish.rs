@@ -8,16 +8,16 @@ use super::gate::{self, BELOW_BAR_EXIT};
 use super::step_summary;
 use super::summary::Summary;
 use super::table::SummaryTable;
+use crate::plan::RunManifest;
 use crate::record::TaskRecord;
 use anyhow::{Context as _, Result};
-use serde_json::Value;
 use std::path::Path;
 use std::process::ExitCode;
 
 /// What the end of a run works from.
 pub struct RunResults<'a> {
-    /// The run's `run.json`.
-    pub run_json: &'a Value,
+    /// The run's manifest (`run.json`).
+    pub manifest: &'a RunManifest,
     /// Every participant's records, in config order, each by task index.
     pub records: &'a [(String, Vec<TaskRecord>)],
     /// The results directory (`summary.json` goes there).
@@ -32,7 +32,7 @@ pub struct RunResults<'a> {
 /// A scoring spec whose weights do not sum to 1 is an error, as upstream's
 /// `ScoringSpecError` fails the run (the records are on disk by then).
 pub fn finish(console: &mut Console, results: &RunResults<'_>) -> Result<ExitCode> {
-    let summary = Summary::new(results.run_json, results.records)?;
+    let summary = Summary::new(results.manifest, results.records)?;
     console.line("");
     console.line(&SummaryTable::of(&summary).render());
     console.flush();

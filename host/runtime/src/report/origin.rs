@@ -2,10 +2,12 @@
 //! host that ran it. Collected once when the run starts and kept in `run.json` as
 //! `origin`, so `summary.json`'s `run` object can be rebuilt from a saved run.
 
-use serde_json::{Map, Value};
+use crate::plan::{Origin, RunManifest};
+use serde::Serialize;
+use serde_json::Value;
 use std::process::{Command, Stdio};
 
-/// The `origin` object of `run.json`, as upstream builds its run metadata:
+/// The `origin` of `run.json`, as upstream builds its run metadata:
 /// `gitSha = $GITHUB_SHA ?? git rev-parse HEAD`, `gitRef = $GITHUB_REF_NAME ?? $GITHUB_REF ??
 /// git rev-parse --abbrev-ref HEAD` (each omitted when git fails), and
 /// `triggeredBy = $GITHUB_EVENT_NAME ?? "manual"`. A variable that is set wins even when
@@ -13,26 +15,19 @@ use std::process::{Command, Stdio};
 pub fn collect(
     env: impl Fn(&str) -> Option<String>,
     git: impl Fn(&[&str]) -> Option<String>,
-) -> Value {
-    let mut origin = Map::new();
-    let sha = env("GITHUB_SHA").or_else(|| git(&["rev-parse", "HEAD"]));
-    if let Some(sha) = sha {
-        origin.insert("gitSha".into(), Value::String(sha));
+) -> Origin {
+    Origin {
+        git_sha: env("GITHUB_SHA").or_else(|| git(&["rev-parse", "HEAD"])),
+        git_ref: env("GITHUB_REF_NAME")
+            .or_else(|| env("GITHUB_REF"))
+            .or_else(|| git(&["rev-parse", "--abbrev-ref", "HEAD"])),
+        triggered_by: env("GITHUB_EVENT_NAME").unwrap_or_else(|| "manual".into()),
     }
-    let git_ref = env("GITHUB_REF_NAME")
-        .or_else(|| env("GITHUB_REF"))
-        .or_else(|| git(&["rev-parse", "--abbrev-ref", "HEAD"]));
-    if let Some(git_ref) = git_ref {
-        origin.insert("gitRef".into(), Value::String(git_ref));
-    }
-    let trigger = env("GITHUB_EVENT_NAME").unwrap_or_else(|| "manual".into());
-    origin.insert("triggeredBy".into(), Value::String(trigger));
-    Value::Object(origin)
 }
 
 /// [`collect`] from this process's environment and the git repository of the current
 /// directory.
-pub fn collect_here() -> Value {
+pub fn collect_here() -> Origin {
     collect(|name| std::env::var(name).ok(), run_git)
 }
 
@@ -53,28 +48,29 @@ fn run_git(args: &[&str]) -> Option<String> {
 /// The `run` object of `summary.json`, from `run.json`: upstream's `gitSha`, `gitRef` and
 /// `triggeredBy`, then bench's stand-ins for `nodeVersion` (`benchVersion`,
 /// `wasmtimeVersion`), and `platform`/`arch` spelled as Node.js spells them (`linux`,
-/// `darwin`, `win32`; `x64`, `arm64`). A run without `origin` counts as triggered manually.
-pub fn summary_run(run_json: &Value) -> Value {
-    let mut run = match run_json.get("origin") {
-        Some(Value::Object(origin)) => origin.clone(),
-        _ => Map::from_iter([("triggeredBy".into(), Value::String("manual".into()))]),
+/// `darwin`, `win32`; `x64`, `arm64`).
+pub fn summary_run(manifest: &RunManifest) -> Value {
+    let host = &manifest.host;
+    let run = SummaryRun {
+        origin: &manifest.origin,
+        bench_version: &host.bench_version,
+        wasmtime_version: &host.wasmtime_version,
+        platform: node_platform(&host.os),
+        arch: node_arch(&host.arch),
     };
-    let host = &run_json["host"];
-    let text = |key: &str| host[key].as_str().unwrap_or_default();
-    run.insert(
-        "benchVersion".into(),
-        Value::String(text("benchVersion").into()),
-    );
-    run.insert(
-        "wasmtimeVersion".into(),
-        Value::String(text("wasmtimeVersion").into()),
-    );
-    run.insert(
-        "platform".into(),
-        Value::String(node_platform(text("os")).into()),
-    );
-    run.insert("arch".into(), Value::String(node_arch(text("arch")).into()));
-    Value::Object(run)
+    serde_json::to_value(run).expect("the run object serializes")
+}
+
+/// The `run` object of `summary.json`, in its key order.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct SummaryRun<'a> {
+    #[serde(flatten)]
+    origin: &'a Origin,
+    bench_version: &'a str,
+    wasmtime_version: &'a str,
+    platform: &'a str,
+    arch: &'a str,
 }
 
 /// Node.js's `process.platform` for a Rust `std::env::consts::OS`.
@@ -100,6 +96,7 @@ fn node_arch(arch: &str) -> &str {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::plan::test_manifest;
     use serde_json::json;
     use std::collections::HashMap;
 
@@ -131,14 +128,14 @@ mod tests {
             git_at("def", "topic"),
         );
         assert_eq!(
-            origin.to_string(),
+            serde_json::to_string(&origin).unwrap(),
             r#"{"gitSha":"abc","gitRef":"main","triggeredBy":"push"}"#
         );
         let origin = collect(
             env(&[("GITHUB_REF", "refs/pull/7/merge")]),
             git_at("d", "t"),
         );
-        assert_eq!(origin["gitRef"], "refs/pull/7/merge");
+        assert_eq!(origin.git_ref.as_deref(), Some("refs/pull/7/merge"));
     }
 
     #[test]
@@ -146,28 +143,43 @@ mod tests {
         let origin = collect(env(&[("GITHUB_SHA", "")]), git_at("def", "topic"));
         assert_eq!(
             origin,
-            json!({"gitSha": "", "gitRef": "topic", "triggeredBy": "manual"})
+            Origin {
+                git_sha: Some(String::new()),
+                git_ref: Some("topic".into()),
+                triggered_by: "manual".into(),
+            }
         );
     }
 
     #[test]
     fn without_git_the_commit_and_ref_are_omitted() {
         let origin = collect(env(&[]), |_| None);
-        assert_eq!(origin.to_string(), r#"{"triggeredBy":"manual"}"#);
+        assert_eq!(
+            serde_json::to_string(&origin).unwrap(),
+            r#"{"triggeredBy":"manual"}"#
+        );
     }
 
     #[test]
     fn summary_run_adds_the_host_in_node_spelling() {
-        let run_json = json!({
+        let manifest = test_manifest(json!({
             "origin": {"gitSha": "abc", "triggeredBy": "push"},
             "host": {"benchVersion": "0.1.0", "wasmtimeVersion": "48.0.8", "os": "macos", "arch": "aarch64"}
-        });
+        }));
         assert_eq!(
-            summary_run(&run_json).to_string(),
+            summary_run(&manifest).to_string(),
             r#"{"gitSha":"abc","triggeredBy":"push","benchVersion":"0.1.0","wasmtimeVersion":"48.0.8","platform":"darwin","arch":"arm64"}"#
         );
-        let run_json = json!({"host": {"os": "linux", "arch": "x86_64"}});
-        assert_eq!(summary_run(&run_json)["triggeredBy"], "manual");
-        assert_eq!(summary_run(&run_json)["arch"], "x64");
+    }
+
+    #[test]
+    fn a_run_without_origin_was_triggered_manually() {
+        let manifest = test_manifest(json!({
+            "host": {"benchVersion": "0.1.0", "wasmtimeVersion": "48.0.8", "os": "linux", "arch": "x86_64"}
+        }));
+        assert_eq!(
+            summary_run(&manifest).to_string(),
+            r#"{"triggeredBy":"manual","benchVersion":"0.1.0","wasmtimeVersion":"48.0.8","platform":"linux","arch":"x64"}"#
+        );
     }
 }

@@ -2,6 +2,7 @@
 //! line, written as each task finishes) and `logs/<participant>.log`.
 
 use crate::events::Finished;
+use crate::plan::RunManifest;
 use crate::record::TaskRecord;
 use anyhow::{Context as _, Result};
 use serde::{Deserialize, Serialize};
@@ -9,6 +10,9 @@ use std::collections::HashMap;
 use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
+
+/// The run manifest's file name in a results directory.
+const RUN_JSON: &str = "run.json";
 
 /// One line of `records.ndjson`: the participant, then the upstream record keys.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -64,12 +68,12 @@ impl ResultsWriter {
         &self.dir
     }
 
-    /// Writes `run.json` (pretty-printed, replacing any earlier version).
-    pub fn write_run_json(&self, run: &serde_json::Value) -> Result<()> {
-        let path = self.dir.join("run.json");
-        let mut text = serde_json::to_string_pretty(run)?;
-        text.push('\n');
-        std::fs::write(&path, text).with_context(|| format!("cannot write {}", path.display()))
+    /// Writes the run's manifest as `run.json` (pretty-printed, replacing any earlier
+    /// version).
+    pub fn write_run_json(&self, manifest: &RunManifest) -> Result<()> {
+        let path = self.dir.join(RUN_JSON);
+        std::fs::write(&path, manifest.to_json_text())
+            .with_context(|| format!("cannot write {}", path.display()))
     }
 
     /// Appends a finished task's record and its log lines (written out by [`Self::flush`],
@@ -145,6 +149,14 @@ pub fn file_name(participant: &str) -> String {
         .collect()
 }
 
+/// Reads a results directory's `run.json` back.
+pub fn read_manifest(dir: &Path) -> Result<RunManifest> {
+    let path = dir.join(RUN_JSON);
+    let text = std::fs::read_to_string(&path)
+        .with_context(|| format!("cannot read {}", path.display()))?;
+    serde_json::from_str(&text).with_context(|| format!("{} is not a run manifest", path.display()))
+}
+
 /// Reads `records.ndjson` back.
 pub fn read_records(dir: &Path) -> Result<Vec<RecordLine>> {
     let path = dir.join("records.ndjson");
@@ -158,4 +170,38 @@ pub fn read_records(dir: &Path) -> Result<Vec<RecordLine>> {
                 .with_context(|| format!("{} line {} is not a record", path.display(), index + 1))
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::plan::test_manifest;
+    use serde_json::json;
+
+    #[test]
+    fn the_manifest_written_is_the_manifest_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let writer = ResultsWriter::create(dir.path()).unwrap();
+        let manifest = test_manifest(json!({"display": {"metrics": []}}));
+        writer.write_run_json(&manifest).unwrap();
+        assert_eq!(read_manifest(dir.path()).unwrap(), manifest);
+    }
+
+    #[test]
+    fn a_missing_or_foreign_run_json_is_a_clear_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("run.json");
+        let error = read_manifest(dir.path()).unwrap_err();
+        assert!(
+            format!("{error:#}").starts_with(&format!("cannot read {}: ", path.display())),
+            "{error:#}"
+        );
+        std::fs::write(&path, r#"{"benchmarkSlug": "s"}"#).unwrap();
+        let error = read_manifest(dir.path()).unwrap_err();
+        assert!(
+            format!("{error:#}")
+                .starts_with(&format!("{} is not a run manifest: ", path.display())),
+            "{error:#}"
+        );
+    }
 }

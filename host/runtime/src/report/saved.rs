@@ -6,31 +6,20 @@ use super::console::Console;
 use super::export::{ExportManager, ExportPaths};
 use super::finish::{finish, RunResults};
 use super::gate;
-use super::results::{read_records, RecordLine};
+use super::results::{read_manifest, read_records, RecordLine};
 use crate::record::TaskRecord;
-use anyhow::{Context as _, Result};
-use serde_json::Value;
+use anyhow::Result;
 use std::path::Path;
 use std::process::ExitCode;
 
 /// Re-reports the run saved in `dir`.
 pub fn report(dir: &Path, exports: &ExportPaths, fail_under: Option<f64>) -> Result<ExitCode> {
-    let path = dir.join("run.json");
-    let text = std::fs::read_to_string(&path)
-        .with_context(|| format!("cannot read {}", path.display()))?;
-    let run_json: Value =
-        serde_json::from_str(&text).with_context(|| format!("{} is not JSON", path.display()))?;
-    gate::ensure_scored(run_json.get("scoring").is_some(), fail_under)?;
+    let manifest = read_manifest(dir)?;
+    gate::ensure_scored(manifest.run_config.scoring.is_some(), fail_under)?;
     let exports = ExportManager::create(exports)?;
-    let participants: Vec<String> = run_json["participants"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(|name| name.as_str().map(String::from))
-        .collect();
-    let records = by_participant(&participants, read_records(dir)?);
+    let records = by_participant(&manifest.run_config.participants, read_records(dir)?);
     let results = RunResults {
-        run_json: &run_json,
+        manifest: &manifest,
         records: &records,
         dir,
         exports: &exports,

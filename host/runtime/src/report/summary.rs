@@ -1,5 +1,5 @@
-//! The summary of a run, built from its `run.json` and its records alone, so a saved run
-//! summarizes to the same bytes as the live one.
+//! The summary of a run, built from its manifest (`run.json`) and its records alone, so a
+//! saved run summarizes to the same bytes as the live one.
 //!
 //! With `scoring` it is upstream's run summary `{ run, results, scoring }` (spec §4.8) plus
 //! `percentileMethod`; without, `{ run, participants, percentileMethod }` with each
@@ -7,6 +7,7 @@
 
 use super::origin;
 use super::participants::{participant_stats, ParticipantStats};
+use crate::plan::RunManifest;
 use crate::record::TaskRecord;
 use crate::scoring::{score, scoring_config_to_spec, ScoringSpecError, SummaryRow};
 use serde_json::{Map, Value};
@@ -44,21 +45,19 @@ pub struct Summary {
 
 impl Summary {
     /// Summarizes the records of a run (participants in config order, each participant's
-    /// records by task index) with the scoring, dimensions and display of its `run.json`.
+    /// records by task index) with the scoring, dimensions and display of its manifest.
     /// A scoring spec whose weights do not sum to 1 is the only error.
     pub fn new(
-        run_json: &Value,
+        manifest: &RunManifest,
         records: &[(String, Vec<TaskRecord>)],
     ) -> Result<Self, ScoringSpecError> {
-        let text = |key: &str| run_json[key].as_str().unwrap_or_default().to_owned();
-        let display_metrics = run_json.get("display").and_then(|d| d.get("metrics"));
-        let verdict = match run_json.get("scoring") {
+        let run_config = &manifest.run_config;
+        let display = manifest.display.as_ref();
+        let display_metrics = display.and_then(|display| display.get("metrics"));
+        let verdict = match &run_config.scoring {
             Some(scoring) => {
-                let spec = scoring_config_to_spec(
-                    scoring,
-                    run_json.get("dimensions"),
-                    run_json.get("display"),
-                );
+                let dimensions = run_config.dimensions.clone().map(Value::Object);
+                let spec = scoring_config_to_spec(scoring, dimensions.as_ref(), display);
                 Verdict::Scored {
                     results: score(records, &spec, display_metrics)?,
                     scoring: scoring.clone(),
@@ -67,9 +66,9 @@ impl Summary {
             None => Verdict::Unscored(participant_stats(records, display_metrics)),
         };
         Ok(Self {
-            benchmark_slug: text("benchmarkSlug"),
-            benchmark_name: text("benchmarkName"),
-            run: origin::summary_run(run_json),
+            benchmark_slug: run_config.benchmark_slug.clone(),
+            benchmark_name: run_config.benchmark_name.clone(),
+            run: origin::summary_run(manifest),
             verdict,
         })
     }
@@ -118,6 +117,7 @@ impl Summary {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::plan::test_manifest;
     use crate::record::Status;
     use serde_json::json;
 
@@ -134,7 +134,7 @@ mod tests {
         }
     }
 
-    fn run_json(scoring: Option<Value>) -> Value {
+    fn manifest(scoring: Option<Value>) -> RunManifest {
         let mut run = json!({
             "benchmarkSlug": "s3",
             "benchmarkName": "S3 uploads",
@@ -146,7 +146,7 @@ mod tests {
         if let Some(scoring) = scoring {
             run["scoring"] = scoring;
         }
-        run
+        test_manifest(run)
     }
 
     fn records() -> Vec<(String, Vec<TaskRecord>)> {
@@ -167,7 +167,7 @@ mod tests {
         let scoring = json!({"groupBy": "size", "metrics": [
             {"key": "uploadMs", "unit": "ms", "ceiling": 1000, "weights": {"median": 1, "p95": 0, "p99": 0}}
         ]});
-        let summary = Summary::new(&run_json(Some(scoring.clone())), &records()).unwrap();
+        let summary = Summary::new(&manifest(Some(scoring.clone())), &records()).unwrap();
         let json = summary.to_json();
         let keys: Vec<&String> = json.as_object().unwrap().keys().collect();
         assert_eq!(keys, ["run", "results", "scoring", "percentileMethod"]);
@@ -191,7 +191,7 @@ mod tests {
 
     #[test]
     fn unscored_summary_lists_participants() {
-        let summary = Summary::new(&run_json(None), &records()).unwrap();
+        let summary = Summary::new(&manifest(None), &records()).unwrap();
         let json = summary.to_json();
         let keys: Vec<&String> = json.as_object().unwrap().keys().collect();
         assert_eq!(keys, ["run", "participants", "percentileMethod"]);
@@ -205,7 +205,7 @@ mod tests {
         let scoring = json!({"metrics": [
             {"key": "ttiMs", "ceiling": 1000, "weights": {"median": 0.5, "p95": 0.2, "p99": 0.1}}
         ]});
-        let error = Summary::new(&run_json(Some(scoring)), &records()).unwrap_err();
+        let error = Summary::new(&manifest(Some(scoring)), &records()).unwrap_err();
         assert!(error
             .to_string()
             .starts_with("Scoring spec weights sum to 0.800, expected 1.0 (±0.01)."));
