@@ -116,10 +116,10 @@ impl Drop for TaskEngine {
     }
 }
 
-/// The version of the `wasmtime` crate this host links (read from `Cargo.lock` when bench
-/// is built).
+/// The version of the `wasmtime` crate this host links (its `wasmtime-environ`, released in
+/// lockstep, carries it).
 pub fn wasmtime_version() -> &'static str {
-    env!("BENCH_WASMTIME_VERSION")
+    wasmtime_environ::VERSION
 }
 
 fn engine_config(settings: &EngineSettings, pooling: bool) -> Config {
