@@ -10,7 +10,7 @@ use bench_runtime::report::export::ExportPaths;
 use bench_runtime::sandbox::grants::SandboxOverrides;
 
 /// Usage text of `bench run`.
-pub const RUN_USAGE: &str = "Usage:
+pub(crate) const RUN_USAGE: &str = "Usage:
   bench run <task.wasm | task-dir> [--shape name] [--provider a,b] [--run-key key]
       [--benchmark slug] [--name \"My benchmark\"]
       [--iterations N] [--concurrency N] [--stagger-delay-ms N] [--group-by participant|round]
@@ -21,7 +21,7 @@ pub const RUN_USAGE: &str = "Usage:
 
 /// The flags of one `bench run` invocation; `None` when not given.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct RunFlags {
+pub(crate) struct RunFlags {
     /// Upstream's identity and knob overrides (`--shape`, `--benchmark`, `--iterations`…).
     pub plan: Overrides,
     /// `--run-key`: join a shared, participant-sized run.
@@ -49,7 +49,7 @@ pub struct RunFlags {
 
 /// Why the flags were rejected; `Display` is upstream's exact message.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum FlagError {
+pub(crate) enum FlagError {
     /// A known flag got an unusable value (reported at once, in argument order).
     #[error("{0}")]
     InvalidValue(String),
@@ -190,7 +190,7 @@ const FLAGS: &[FlagSpec] = &[
 
 /// Parses the flags after `bench run <task>`. `custom_flags` is the config's
 /// `customCliFlags`; `no_ingest_env` is the value of `BENCHSDK_NO_INGEST`, if set.
-pub fn parse_run_flags(
+pub(crate) fn parse_run_flags(
     argv: &[String],
     custom_flags: &[String],
     no_ingest_env: Option<&str>,
@@ -298,7 +298,7 @@ fn delay(flag: &str, value: &str) -> Result<f64, FlagError> {
 }
 
 /// The `--fail-under` bar: a finite number in JavaScript `Number()` syntax.
-pub fn fail_under(value: &str) -> Result<f64, FlagError> {
+pub(crate) fn fail_under(value: &str) -> Result<f64, FlagError> {
     text("--fail-under", value)?;
     let x = js::number_from_text(value);
     if !x.is_finite() {

@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
 /// The platform root used when nothing names another.
-pub const DEFAULT_ROOT: &str = "https://platform.computesdk.com";
+pub(crate) const DEFAULT_ROOT: &str = "https://platform.computesdk.com";
 
 const NO_CREDENTIALS: &str = "No credentials found. Set BENCHMARKS_PLATFORM_API_KEY or BENCHMARKS_PLATFORM_TOKEN, or run `bench auth login` for OAuth. Create an API key at https://platform.computesdk.com in your organization settings (Settings → API keys).";
 const SESSION_EXPIRED: &str =
@@ -25,7 +25,7 @@ pub struct AuthError(pub String);
 /// `~/.benchsdk/config.json`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct ConfigFile {
+pub(crate) struct ConfigFile {
     /// Platform root.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub base_url: Option<String>,
@@ -83,7 +83,7 @@ pub struct Env {
 
 impl Env {
     /// Reads the process environment.
-    pub fn from_process() -> Self {
+    pub(crate) fn from_process() -> Self {
         let var = |name| std::env::var(name).ok().filter(|v| !v.is_empty());
         Self {
             api_key: var("BENCHMARKS_PLATFORM_API_KEY"),
@@ -129,13 +129,13 @@ pub struct Auth {
 
 impl Auth {
     /// The bearer credential: the token, else the API key.
-    pub fn bearer(&self) -> Option<&str> {
+    pub(crate) fn bearer(&self) -> Option<&str> {
         self.token.as_deref().or(self.api_key.as_deref())
     }
 }
 
 /// `~/.benchsdk`.
-pub fn config_dir() -> PathBuf {
+pub(crate) fn config_dir() -> PathBuf {
     dirs::home_dir().unwrap_or_default().join(".benchsdk")
 }
 
@@ -155,7 +155,7 @@ fn read_json<T: for<'de> Deserialize<'de>>(path: &Path) -> Result<Option<T>, Aut
 }
 
 /// Whether the saved credentials file exists.
-pub fn has_saved_credentials() -> bool {
+pub(crate) fn has_saved_credentials() -> bool {
     config_dir().join("credentials.json").is_file()
 }
 
@@ -175,7 +175,7 @@ pub async fn resolve(overrides: &Overrides) -> Result<Auth, AuthError> {
 }
 
 /// The precedence of spec §5.4: override API key, env token, env API key, saved credentials.
-pub fn resolve_with(
+pub(crate) fn resolve_with(
     env: &Env,
     config: ConfigFile,
     credentials: Option<Credentials>,

@@ -17,11 +17,11 @@ use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
 
 /// Records per `task_results` batch (upstream's reporter size).
-pub const BATCH_SIZE: usize = 500;
+pub(crate) const BATCH_SIZE: usize = 500;
 
 /// What is still not on the platform.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Outstanding {
+pub(crate) struct Outstanding {
     /// Records not acknowledged.
     pub records: usize,
     /// Records of participants the platform gave a worker (or may still give one).
@@ -32,7 +32,7 @@ pub struct Outstanding {
 
 impl Outstanding {
     /// Whether everything was delivered.
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.records == 0 && self.items.is_empty()
     }
 }
@@ -83,7 +83,7 @@ impl Records {
 }
 
 /// One run's delivery state: the ledger, the records not acknowledged yet, and a client.
-pub struct Delivery {
+pub(crate) struct Delivery {
     client: Client,
     ledger: Ledger,
     dir: PathBuf,
@@ -93,7 +93,12 @@ pub struct Delivery {
 impl Delivery {
     /// Starts from a ledger and the records already written (per ledger participant, in
     /// `records.ndjson` order).
-    pub fn new(client: Client, ledger: Ledger, dir: &Path, records: Vec<Vec<Value>>) -> Self {
+    pub(crate) fn new(
+        client: Client,
+        ledger: Ledger,
+        dir: &Path,
+        records: Vec<Vec<Value>>,
+    ) -> Self {
         let mut all = records.into_iter();
         let records = ledger
             .participants
@@ -109,17 +114,17 @@ impl Delivery {
     }
 
     /// The ledger.
-    pub fn ledger(&self) -> &Ledger {
+    pub(crate) fn ledger(&self) -> &Ledger {
         &self.ledger
     }
 
     /// The client.
-    pub fn client(&self) -> &Client {
+    pub(crate) fn client(&self) -> &Client {
         &self.client
     }
 
     /// The ledger index of a participant.
-    pub fn index(&self, participant: &str) -> Option<usize> {
+    pub(crate) fn index(&self, participant: &str) -> Option<usize> {
         self.ledger
             .participants
             .iter()
@@ -127,29 +132,29 @@ impl Delivery {
     }
 
     /// Adds a participant's next record of `records.ndjson`.
-    pub fn push(&mut self, participant: usize, record: Value) {
+    pub(crate) fn push(&mut self, participant: usize, record: Value) {
         self.records[participant].push(record);
     }
 
     /// How many of a participant's records the delivery has been given.
-    pub fn received(&self, participant: usize) -> usize {
+    pub(crate) fn received(&self, participant: usize) -> usize {
         self.records[participant].len()
     }
 
     /// Gives up on a participant's delivery (round mode, when its claim was refused).
-    pub fn give_up(&mut self, participant: usize) {
+    pub(crate) fn give_up(&mut self, participant: usize) {
         self.ledger.participants[participant].unassigned = true;
         self.save();
     }
 
     /// Records the run summary to submit.
-    pub fn set_summary(&mut self, summary: RunSummary) {
+    pub(crate) fn set_summary(&mut self, summary: RunSummary) {
         self.ledger.summary = Some(summary);
         self.save();
     }
 
     /// Records which `metrics.jsonl` lines belong to a participant (participant mode).
-    pub fn set_metrics_lines(&mut self, participant: usize, lines: (usize, usize)) {
+    pub(crate) fn set_metrics_lines(&mut self, participant: usize, lines: (usize, usize)) {
         self.ledger.participants[participant].metrics_lines = Some(lines);
         self.save();
     }
@@ -165,7 +170,7 @@ impl Delivery {
     }
 
     /// Upserts the benchmark (when ours) and creates the run, once.
-    pub async fn ensure_run(&mut self) -> Result<CreatedRun, ApiError> {
+    pub(crate) async fn ensure_run(&mut self) -> Result<CreatedRun, ApiError> {
         if let Some(run) = &self.ledger.run {
             return Ok(run.clone());
         }
@@ -187,7 +192,7 @@ impl Delivery {
 
     /// Registers (shared runs), plans and claims a worker for a participant, once; `None`
     /// when the platform has no pending worker for it.
-    pub async fn ensure_worker(&mut self, p: usize) -> Result<Option<Assignment>, ApiError> {
+    pub(crate) async fn ensure_worker(&mut self, p: usize) -> Result<Option<Assignment>, ApiError> {
         let run = self.ensure_run().await?;
         let slug = self.ledger.benchmark_slug.clone();
         let entry = &self.ledger.participants[p];
@@ -247,7 +252,7 @@ impl Delivery {
 
     /// Sends a participant's records the platform has not acknowledged. Unless `last`, the
     /// newest record is held back, so the `isFinal` batch is never empty.
-    pub async fn send_records(&mut self, p: usize, last: bool) -> Result<(), ApiError> {
+    pub(crate) async fn send_records(&mut self, p: usize, last: bool) -> Result<(), ApiError> {
         loop {
             let entry = &self.ledger.participants[p];
             let Some(assignment) = entry.assignment.clone() else {
@@ -306,7 +311,7 @@ impl Delivery {
     }
 
     /// Sends the participant's progress (one attempt; errors ignored).
-    pub async fn heartbeat(&self, p: usize) {
+    pub(crate) async fn heartbeat(&self, p: usize) {
         let Some(assignment) = &self.ledger.participants[p].assignment else {
             return;
         };
@@ -326,7 +331,7 @@ impl Delivery {
 
     /// Everything after a participant's last task: the final batch, its log, its system
     /// metrics (participant mode), then complete or fail its worker.
-    pub async fn finish_participant(&mut self, p: usize) -> Result<(), ApiError> {
+    pub(crate) async fn finish_participant(&mut self, p: usize) -> Result<(), ApiError> {
         let Some(assignment) = self.ensure_worker(p).await? else {
             return Ok(());
         };
@@ -470,7 +475,7 @@ impl Delivery {
     }
 
     /// Submits the run summary, once, when scoring produced one.
-    pub async fn submit_summary(&mut self) -> Result<(), ApiError> {
+    pub(crate) async fn submit_summary(&mut self) -> Result<(), ApiError> {
         let Some(summary) = self.ledger.summary.clone() else {
             return Ok(());
         };
@@ -488,7 +493,7 @@ impl Delivery {
 
     /// Delivers everything outstanding of a finished run, in upstream's order; stops at the
     /// first step the platform does not acknowledge.
-    pub async fn deliver_all(&mut self) -> Result<(), ApiError> {
+    pub(crate) async fn deliver_all(&mut self) -> Result<(), ApiError> {
         self.ensure_run().await?;
         if self.ledger.is_round_mode() {
             self.upload_shared_metrics().await?;
@@ -500,7 +505,7 @@ impl Delivery {
     }
 
     /// What is still not delivered.
-    pub fn outstanding(&self) -> Outstanding {
+    pub(crate) fn outstanding(&self) -> Outstanding {
         let mut outstanding = Outstanding::default();
         if self.ledger.run.is_none() {
             outstanding.items.push("the run".into());

@@ -17,15 +17,15 @@ use anyhow::{bail, Result};
 use bench_runtime::events::{RunEvent, RunObserver};
 use bench_runtime::metrics::MetricsRecorder;
 use bench_runtime::plan::RunManifest;
-use serde_json::Value;
 use bench_runtime::report::console::Console;
+use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 use tokio::sync::{mpsc, oneshot};
 use tokio::task::JoinHandle;
 
 /// How often pending records are sent and progress is reported.
-pub const FLUSH_INTERVAL: Duration = Duration::from_secs(1);
+pub(crate) const FLUSH_INTERVAL: Duration = Duration::from_secs(1);
 
 enum Command {
     Begin {

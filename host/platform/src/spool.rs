@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
 /// The ledger's file name.
-pub const LEDGER_FILE: &str = "platform.json";
+pub(crate) const LEDGER_FILE: &str = "platform.json";
 
 /// One batch of task results, fixed before it is first sent.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -107,7 +107,7 @@ pub struct Ledger {
 
 impl Ledger {
     /// Whether the run is in round mode.
-    pub fn is_round_mode(&self) -> bool {
+    pub(crate) fn is_round_mode(&self) -> bool {
         self.group_by == "round"
     }
 

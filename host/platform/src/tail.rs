@@ -9,7 +9,7 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 
 /// A reader of the complete lines appended to a results directory's `records.ndjson`.
-pub struct RecordsTail {
+pub(crate) struct RecordsTail {
     path: PathBuf,
     file: Option<File>,
     partial: Vec<u8>,
@@ -17,7 +17,7 @@ pub struct RecordsTail {
 
 impl RecordsTail {
     /// A reader positioned at the start of `<dir>/records.ndjson`.
-    pub fn new(dir: &Path) -> Self {
+    pub(crate) fn new(dir: &Path) -> Self {
         Self {
             path: dir.join("records.ndjson"),
             file: None,
@@ -26,7 +26,7 @@ impl RecordsTail {
     }
 
     /// The records of the lines completed since the last call, as `(participant, record)`.
-    pub fn read_new(&mut self) -> Result<Vec<(String, Value)>> {
+    pub(crate) fn read_new(&mut self) -> Result<Vec<(String, Value)>> {
         if self.file.is_none() {
             match File::open(&self.path) {
                 Ok(file) => self.file = Some(file),

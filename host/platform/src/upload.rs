@@ -76,6 +76,6 @@ pub async fn upload(dir: &Path, overrides: &Overrides) -> Result<bool> {
 }
 
 /// `, the run, the completion of alpha` (empty without items).
-pub fn list_items(items: &[String]) -> String {
+pub(crate) fn list_items(items: &[String]) -> String {
     items.iter().map(|item| format!(", {item}")).collect()
 }

@@ -13,7 +13,7 @@ use wasmtime::component::types::ComponentItem;
 use wasmtime::component::{Component, HasSelf, Linker};
 
 /// The world every task targets.
-pub const TASK_WORLD: &str = "bench:task/task@0.1.0";
+pub(crate) const TASK_WORLD: &str = "bench:task/task@0.1.0";
 
 /// How long the `config` export may take.
 const CONFIG_TIMEOUT: Duration = Duration::from_secs(30);
@@ -106,7 +106,7 @@ impl TaskComponent {
 }
 
 /// A one-line description of a wasmtime error: the trap, else the innermost cause.
-pub fn trap_summary(error: &wasmtime::Error) -> String {
+pub(crate) fn trap_summary(error: &wasmtime::Error) -> String {
     let text = match error.downcast_ref::<wasmtime::Trap>() {
         Some(trap) => trap.to_string(),
         None => error.root_cause().to_string(),

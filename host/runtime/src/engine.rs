@@ -13,7 +13,7 @@ use wasmtime::{Config, Engine, InstanceAllocationStrategy, PoolingAllocationConf
 
 /// How often the ticker advances the epoch; running guests yield to the async executor at
 /// this interval, which is what lets a deadline interrupt a CPU-bound loop.
-pub const EPOCH_TICK: Duration = Duration::from_millis(10);
+pub(crate) const EPOCH_TICK: Duration = Duration::from_millis(10);
 
 /// Engine settings chosen by the user.
 #[derive(Debug, Clone)]
@@ -35,7 +35,7 @@ impl Default for EngineSettings {
 }
 
 /// The cache directory: `BENCH_CACHE_DIR`, else `<user cache dir>/bench/components`.
-pub fn default_cache_dir() -> Option<PathBuf> {
+pub(crate) fn default_cache_dir() -> Option<PathBuf> {
     match std::env::var_os("BENCH_CACHE_DIR") {
         Some(dir) if !dir.is_empty() => Some(PathBuf::from(dir)),
         _ => dirs::cache_dir().map(|dir| dir.join("bench").join("components")),
@@ -73,7 +73,7 @@ impl TaskEngine {
 
     /// Compiles a component, or loads it from the cache when these bytes were compiled
     /// before by this wasmtime version with these engine settings.
-    pub fn load_component(&self, bytes: &[u8]) -> Result<Component> {
+    pub(crate) fn load_component(&self, bytes: &[u8]) -> Result<Component> {
         let Some(cache_path) = self.cache_path(bytes) else {
             return compile(&self.engine, bytes);
         };
@@ -118,7 +118,7 @@ impl Drop for TaskEngine {
 
 /// The version of the `wasmtime` crate this host links (its `wasmtime-environ`, released in
 /// lockstep, carries it).
-pub fn wasmtime_version() -> &'static str {
+pub(crate) fn wasmtime_version() -> &'static str {
     wasmtime_environ::VERSION
 }
 

@@ -15,7 +15,7 @@ pub fn number_to_string(x: f64) -> String {
 
 /// JavaScript `String(value)` for a JSON value (`null`, `true`, `1.5`, strings as-is,
 /// arrays joined with commas, objects as `[object Object]`).
-pub fn value_to_string(value: &Value) -> String {
+pub(crate) fn value_to_string(value: &Value) -> String {
     match value {
         Value::Null => "null".into(),
         Value::Bool(b) => b.to_string(),
@@ -34,13 +34,13 @@ pub fn value_to_string(value: &Value) -> String {
 }
 
 /// JavaScript `String(value)` for an optional JSON value (`undefined` when absent).
-pub fn optional_to_string(value: Option<&Value>) -> String {
+pub(crate) fn optional_to_string(value: Option<&Value>) -> String {
     value.map_or_else(|| "undefined".into(), value_to_string)
 }
 
 /// JavaScript `Number.prototype.toFixed(digits)`: rounds the exact binary value, ties away
 /// from zero (`0.0625.toFixed(3) == "0.063"`, where Rust's `{:.3}` gives `0.062`).
-pub fn to_fixed(x: f64, digits: usize) -> String {
+pub(crate) fn to_fixed(x: f64, digits: usize) -> String {
     if !x.is_finite() || x.abs() >= 1e21 {
         return number_to_string(x);
     }
@@ -85,7 +85,7 @@ pub fn to_fixed(x: f64, digits: usize) -> String {
 }
 
 /// JavaScript `Math.round`: halves round toward +∞.
-pub fn math_round(x: f64) -> f64 {
+pub(crate) fn math_round(x: f64) -> f64 {
     if !x.is_finite() {
         return x;
     }
@@ -119,7 +119,7 @@ pub(crate) fn serialize_number<S: serde::Serializer>(
 }
 
 /// Rewrites every number in a JSON value so integral floats print as integers.
-pub fn normalize_numbers(value: &mut Value) {
+pub(crate) fn normalize_numbers(value: &mut Value) {
     match value {
         Value::Number(n) if n.is_f64() => *value = number(n.as_f64().unwrap_or(f64::NAN)),
         Value::Array(items) => items.iter_mut().for_each(normalize_numbers),
@@ -140,7 +140,7 @@ pub fn trim(text: &str) -> &str {
 }
 
 /// JavaScript truthiness.
-pub fn truthy(value: Option<&Value>) -> bool {
+pub(crate) fn truthy(value: Option<&Value>) -> bool {
     match value {
         None | Some(Value::Null) => false,
         Some(Value::Bool(b)) => *b,
@@ -151,7 +151,7 @@ pub fn truthy(value: Option<&Value>) -> bool {
 }
 
 /// `typeof value`.
-pub fn type_of(value: &Value) -> &'static str {
+pub(crate) fn type_of(value: &Value) -> &'static str {
     match value {
         Value::Bool(_) => "boolean",
         Value::Number(_) => "number",
@@ -161,7 +161,7 @@ pub fn type_of(value: &Value) -> &'static str {
 }
 
 /// `JSON.stringify(value)`, `undefined` when absent.
-pub fn json_stringify(value: Option<&Value>) -> String {
+pub(crate) fn json_stringify(value: Option<&Value>) -> String {
     value.map_or_else(
         || "undefined".into(),
         |value| {
@@ -173,7 +173,7 @@ pub fn json_stringify(value: Option<&Value>) -> String {
 }
 
 /// `Object.entries(value)`: own keys of an object, indexes of an array or string.
-pub fn entries(value: &Value) -> Vec<(String, Value)> {
+pub(crate) fn entries(value: &Value) -> Vec<(String, Value)> {
     match value {
         Value::Object(map) => map.iter().map(|(k, v)| (k.clone(), v.clone())).collect(),
         Value::Array(items) => items

@@ -27,7 +27,7 @@ const PROBE_INTERVAL: Duration = Duration::from_millis(20);
 const US_PER_TICK: u64 = 10_000;
 
 /// Takes samples relative to the moment it was created.
-pub struct Collector {
+pub(crate) struct Collector {
     started: Instant,
     cpu_baseline: (u64, u64),
     host_baseline: Option<Vec<u64>>,
@@ -40,7 +40,7 @@ pub struct Collector {
 impl Collector {
     /// Starts collecting: reads the baselines and starts the delay probe on the current
     /// tokio runtime.
-    pub fn start() -> Self {
+    pub(crate) fn start() -> Self {
         let delays_ns = Arc::new(Mutex::new(Vec::new()));
         let probe_delays = delays_ns.clone();
         let probe = tokio::spawn(async move {
@@ -71,7 +71,7 @@ impl Collector {
     }
 
     /// One sample, keys in upstream order; resets the delay histogram.
-    pub fn sample(&self) -> Value {
+    pub(crate) fn sample(&self) -> Value {
         let (user, system) = process_cpu_ticks().unwrap_or(self.cpu_baseline);
         let delays = self
             .delays_ns

@@ -129,7 +129,7 @@ impl TaskRecord {
     }
 
     /// The console/summary label of a failure: `errorCode ?? 'unknown error'`.
-    pub fn error_label(&self) -> &str {
+    pub(crate) fn error_label(&self) -> &str {
         self.error_code.as_deref().unwrap_or("unknown error")
     }
 }

@@ -6,7 +6,7 @@ use std::path::Path;
 use std::process::ExitCode;
 
 /// Builds the project at `dir`; the last stdout line is the component's path.
-pub fn build(dir: &Path) -> ExitCode {
+pub(super) fn build(dir: &Path) -> ExitCode {
     match project::build(dir) {
         Ok(path) => {
             println!("{}", path.display());

@@ -7,7 +7,7 @@ use bench_runtime::{js, plan};
 use std::path::Path;
 
 /// Validates a task without running it and prints what a run would do.
-pub async fn check(task_path: &Path, argv: &[String]) -> Result<bool> {
+pub(super) async fn check(task_path: &Path, argv: &[String]) -> Result<bool> {
     let prepared = prepare(task_path, argv).await?;
     let Prepared {
         task,

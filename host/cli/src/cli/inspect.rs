@@ -9,7 +9,7 @@ use bench_runtime::sandbox::limits::Limits;
 use std::path::Path;
 
 /// Prints the inspection report of a task with these run flags.
-pub async fn inspect(task_path: &Path, argv: &[String]) -> Result<()> {
+pub(super) async fn inspect(task_path: &Path, argv: &[String]) -> Result<()> {
     let prepared = prepare(task_path, argv).await?;
     let task = &prepared.task;
     let resolved = &prepared.resolved;

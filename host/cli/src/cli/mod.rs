@@ -22,7 +22,7 @@ use std::process::ExitCode;
 /// own sandbox.
 #[derive(Debug, Parser)]
 #[command(name = "bench", version, about)]
-pub struct Cli {
+pub(crate) struct Cli {
     #[command(subcommand)]
     command: Command,
 }
@@ -78,7 +78,7 @@ struct TaskArgs {
 
 impl Cli {
     /// Runs the command and returns the process exit code.
-    pub fn execute(self) -> ExitCode {
+    pub(crate) fn execute(self) -> ExitCode {
         match self.command {
             Command::Run(args) => {
                 task_command(

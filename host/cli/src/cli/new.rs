@@ -6,7 +6,7 @@ use std::path::Path;
 use std::process::ExitCode;
 
 /// Creates the project at `dir` and lists what it wrote.
-pub fn new(dir: &Path, lang: Lang) -> ExitCode {
+pub(super) fn new(dir: &Path, lang: Lang) -> ExitCode {
     match scaffold::create(dir, lang) {
         Ok(files) => {
             for file in files {

@@ -10,7 +10,7 @@ use std::process::ExitCode;
 
 /// The platform subcommands.
 #[derive(Debug, Subcommand)]
-pub enum PlatformCommand {
+pub(super) enum PlatformCommand {
     /// Deliver to the platform what a run has not delivered yet (exactly once), or a run
     /// that was kept local.
     Upload {
@@ -58,7 +58,7 @@ pub enum PlatformCommand {
 
 /// `bench benchmarks …`.
 #[derive(Debug, Subcommand)]
-pub enum BenchmarksCommand {
+pub(super) enum BenchmarksCommand {
     /// List the benchmarks.
     List {
         /// Page size.
@@ -74,7 +74,7 @@ pub enum BenchmarksCommand {
 
 /// `bench artifacts …`.
 #[derive(Debug, Subcommand)]
-pub enum ArtifactsCommand {
+pub(super) enum ArtifactsCommand {
     /// List a run's artifacts (or one worker's, `--worker`).
     List {
         /// Benchmark slug.
@@ -91,7 +91,7 @@ pub enum ArtifactsCommand {
 
 /// `bench runs …`.
 #[derive(Debug, Subcommand)]
-pub enum RunsCommand {
+pub(super) enum RunsCommand {
     /// List a benchmark's runs, newest first.
     List {
         /// Benchmark slug.
@@ -118,7 +118,7 @@ pub enum RunsCommand {
 
 /// `bench auth …`.
 #[derive(Debug, Subcommand)]
-pub enum AuthCommand {
+pub(super) enum AuthCommand {
     /// Show the user and organizations the credentials belong to.
     Status {
         #[command(flatten)]
@@ -128,7 +128,7 @@ pub enum AuthCommand {
 
 /// Output formats.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum FormatArg {
+pub(super) enum FormatArg {
     /// Aligned columns.
     Table,
     /// Pretty JSON.
@@ -137,7 +137,7 @@ pub enum FormatArg {
 
 /// Options every platform command takes.
 #[derive(Debug, Args)]
-pub struct PlatformArgs {
+pub(super) struct PlatformArgs {
     /// Platform root URL (beats BENCHMARKS_PLATFORM_URL and saved settings).
     #[arg(long, value_name = "URL")]
     base_url: Option<String>,
@@ -175,7 +175,7 @@ impl PlatformArgs {
 
 impl PlatformCommand {
     /// Runs the command and returns the exit code.
-    pub async fn execute(self) -> ExitCode {
+    pub(super) async fn execute(self) -> ExitCode {
         let (query, platform) = match self {
             PlatformCommand::Upload { dir, platform } => {
                 return match upload::upload(&dir, &platform.overrides()).await {

@@ -10,7 +10,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 #[derive(Debug, Args)]
-pub struct ReportArgs {
+pub(super) struct ReportArgs {
     /// The run's results directory (holds run.json and records.ndjson).
     pub dir: PathBuf,
     /// Write the summary as JSON (what summary.json holds) to FILE.
@@ -32,7 +32,7 @@ pub struct ReportArgs {
 
 impl ReportArgs {
     /// Summarizes and exports the saved run; returns the exit code.
-    pub fn execute(self) -> ExitCode {
+    pub(super) fn execute(self) -> ExitCode {
         let exports = ExportPaths {
             json: self.export_json,
             csv: self.export_csv,

@@ -24,7 +24,7 @@ use std::sync::Arc;
 use std::time::SystemTime;
 
 /// Runs a benchmark task (a `.wasm` component or a project directory) with upstream flags.
-pub async fn run(task_path: &Path, argv: &[String]) -> Result<ExitCode> {
+pub(super) async fn run(task_path: &Path, argv: &[String]) -> Result<ExitCode> {
     let prepared = prepare(task_path, argv).await?;
     let platform_auth = bench_platform::run_auth(prepared.flags.no_ingest).await?;
     let mut console = Console::default();

@@ -8,7 +8,7 @@ use std::process::ExitCode;
 
 /// The flags of `bench serve`.
 #[derive(Debug, Args)]
-pub struct ServeArgs {
+pub(super) struct ServeArgs {
     /// The database file (created if missing).
     #[arg(long, value_name = "FILE")]
     db: PathBuf,
@@ -25,7 +25,7 @@ pub struct ServeArgs {
 
 impl ServeArgs {
     /// Serves until the process is stopped; returns the exit code.
-    pub async fn execute(self) -> ExitCode {
+    pub(super) async fn execute(self) -> ExitCode {
         match bench_platform::serve::serve(&self.db, self.host, self.port, self.create_key).await {
             Ok(()) => ExitCode::SUCCESS,
             Err(error) => {

@@ -14,7 +14,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 /// Everything decided before the first task runs.
-pub struct Prepared {
+pub(super) struct Prepared {
     /// Kept alive for the whole run: its ticker drives the epoch deadlines.
     pub engine: TaskEngine,
     /// The loaded task.
@@ -34,7 +34,7 @@ pub struct Prepared {
 }
 
 /// Loads the task and decides everything a run needs before its first task.
-pub async fn prepare(task_path: &Path, argv: &[String]) -> Result<Prepared> {
+pub(super) async fn prepare(task_path: &Path, argv: &[String]) -> Result<Prepared> {
     let wasm = project::resolve_task(task_path)?;
     let engine = TaskEngine::new(&EngineSettings::default())?;
     let task = Arc::new(TaskComponent::load(&engine, &wasm)?);

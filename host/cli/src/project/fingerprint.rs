@@ -10,12 +10,15 @@ const SKIPPED_DIRS: &[&str] = &["node_modules", "target", "__pycache__", "bench-
 
 /// A digest of everything a build reads.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Fingerprint(String);
+pub(super) struct Fingerprint(String);
 
 impl Fingerprint {
     /// Digests the files under `roots` (recursively, skipping build output, dependency and
     /// hidden folders) and the `extra` inputs (tool versions, embedded WIT).
-    pub fn of<'a>(roots: &[&Path], extra: impl IntoIterator<Item = &'a str>) -> Result<Self> {
+    pub(super) fn of<'a>(
+        roots: &[&Path],
+        extra: impl IntoIterator<Item = &'a str>,
+    ) -> Result<Self> {
         let mut hasher = Sha256::new();
         hasher.update(env!("CARGO_PKG_VERSION"));
         for text in extra {
@@ -38,13 +41,13 @@ impl Fingerprint {
     }
 
     /// Whether `component` exists and was built from these inputs.
-    pub fn is_current(&self, component: &Path) -> bool {
+    pub(super) fn is_current(&self, component: &Path) -> bool {
         component.is_file()
             && std::fs::read_to_string(stamp_path(component)).is_ok_and(|saved| saved == self.0)
     }
 
     /// Records that `component` was built from these inputs.
-    pub fn save(&self, component: &Path) -> Result<()> {
+    pub(super) fn save(&self, component: &Path) -> Result<()> {
         std::fs::write(stamp_path(component), &self.0)?;
         Ok(())
     }

@@ -11,21 +11,21 @@ use std::process::Command;
 
 /// The componentize-js version task projects use (`componentize-js --aot` is never used: it
 /// downloads a binary at build time).
-pub const COMPONENTIZE_JS_VERSION: &str = "0.23.0";
+pub(crate) const COMPONENTIZE_JS_VERSION: &str = "0.23.0";
 /// The preview2-shim version task projects list: componentize-js 0.23 imports it when it runs
 /// but does not declare it as a dependency, so `npm ci` would leave it out.
-pub const PREVIEW2_SHIM_VERSION: &str = "0.25.0";
+pub(crate) const PREVIEW2_SHIM_VERSION: &str = "0.25.0";
 /// The esbuild version task projects use.
-pub const ESBUILD_VERSION: &str = "0.25.12";
+pub(crate) const ESBUILD_VERSION: &str = "0.25.12";
 /// The SDK package's name.
-pub const SDK_PACKAGE: &str = "@bench/task";
+pub(super) const SDK_PACKAGE: &str = "@bench/task";
 
 const COMPONENTIZE_JS: &str = "componentize-js";
 const ESBUILD: &str = "esbuild";
 
 /// Builds a JavaScript/TypeScript task project (installing its npm dependencies first when
 /// they are missing) and returns the component's path.
-pub fn build(dir: &Path) -> Result<PathBuf> {
+pub(super) fn build(dir: &Path) -> Result<PathBuf> {
     let dir =
         &std::fs::canonicalize(dir).with_context(|| format!("cannot read {}", dir.display()))?;
     let entry = entry_module(dir)?;

@@ -6,7 +6,7 @@ mod fingerprint;
 mod javascript;
 mod python;
 mod rust;
-pub mod sdk;
+pub(crate) mod sdk;
 mod tool;
 mod wit;
 
@@ -14,12 +14,12 @@ use anyhow::{bail, Result};
 use fingerprint::Fingerprint;
 use std::path::{Path, PathBuf};
 
-pub use javascript::{COMPONENTIZE_JS_VERSION, ESBUILD_VERSION, PREVIEW2_SHIM_VERSION};
-pub use python::COMPONENTIZE_PY_VERSION;
+pub(crate) use javascript::{COMPONENTIZE_JS_VERSION, ESBUILD_VERSION, PREVIEW2_SHIM_VERSION};
+pub(crate) use python::COMPONENTIZE_PY_VERSION;
 
 /// The language of a task project.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Language {
+pub(crate) enum Language {
     /// A `cdylib` crate (`Cargo.toml`).
     Rust,
     /// A JavaScript or TypeScript package (`package.json`).
@@ -30,7 +30,7 @@ pub enum Language {
 
 impl Language {
     /// Detects a project's language from its marker files.
-    pub fn detect(dir: &Path) -> Option<Self> {
+    pub(crate) fn detect(dir: &Path) -> Option<Self> {
         if dir.join("Cargo.toml").is_file() {
             Some(Self::Rust)
         } else if dir.join("package.json").is_file() {
@@ -45,7 +45,7 @@ impl Language {
 
 /// Resolves what `bench run`/`bench check` were given: a `.wasm` file as is, a project
 /// directory built first.
-pub fn resolve_task(path: &Path) -> Result<PathBuf> {
+pub(crate) fn resolve_task(path: &Path) -> Result<PathBuf> {
     if path.is_dir() {
         build(path)
     } else if path.exists() {
@@ -56,7 +56,7 @@ pub fn resolve_task(path: &Path) -> Result<PathBuf> {
 }
 
 /// Builds a task project and returns the component's path. Build output goes to stderr.
-pub fn build(dir: &Path) -> Result<PathBuf> {
+pub(crate) fn build(dir: &Path) -> Result<PathBuf> {
     match Language::detect(dir) {
         Some(Language::Rust) => rust::build(dir),
         Some(Language::JavaScript) => javascript::build(dir),

@@ -9,9 +9,9 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// The task module every Python project has.
-pub const APP_FILE: &str = "app.py";
+pub(super) const APP_FILE: &str = "app.py";
 /// The componentize-py version Python tasks are built with.
-pub const COMPONENTIZE_PY_VERSION: &str = "0.25.1";
+pub(crate) const COMPONENTIZE_PY_VERSION: &str = "0.25.1";
 
 /// The module componentize-py wraps: it imports the task module (which registers its task
 /// with the SDK) and the SDK's implementation of the world's exports.
@@ -20,7 +20,7 @@ const SHIM: &str = "import app  # noqa: F401 (registers the task)\n\
                     from bench_task.component import WitWorld  # noqa: F401\n";
 
 /// Builds a Python task project and returns the component's path.
-pub fn build(dir: &Path) -> Result<PathBuf> {
+pub(super) fn build(dir: &Path) -> Result<PathBuf> {
     let dir =
         &std::fs::canonicalize(dir).with_context(|| format!("cannot read {}", dir.display()))?;
     if !dir.join(APP_FILE).is_file() {

@@ -5,11 +5,11 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 /// The target Rust tasks are built for.
-pub const RUST_TARGET: &str = "wasm32-wasip2";
+pub(super) const RUST_TARGET: &str = "wasm32-wasip2";
 
 /// Builds a Rust task crate with cargo and returns the `.wasm` cargo reports; cargo
 /// itself skips the work when nothing changed.
-pub fn build(dir: &Path) -> Result<PathBuf> {
+pub(super) fn build(dir: &Path) -> Result<PathBuf> {
     let output = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
         .args([
             "build",

@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 
 /// The repository root holding `guest-sdk/`.
-pub fn root() -> PathBuf {
+pub(crate) fn root() -> PathBuf {
     let root = match std::env::var_os("BENCH_SDK_DIR") {
         Some(dir) if !dir.is_empty() => PathBuf::from(dir),
         _ => PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../..")),
@@ -14,16 +14,16 @@ pub fn root() -> PathBuf {
 }
 
 /// The Rust SDK crate (`bench-guest`).
-pub fn rust() -> PathBuf {
+pub(crate) fn rust() -> PathBuf {
     root().join("guest-sdk")
 }
 
 /// The JavaScript/TypeScript SDK package (`@bench/task`).
-pub fn js() -> PathBuf {
+pub(crate) fn js() -> PathBuf {
     root().join("guest-sdk").join("js")
 }
 
 /// The Python SDK (the `bench_task` package's parent directory).
-pub fn python() -> PathBuf {
+pub(crate) fn python() -> PathBuf {
     root().join("guest-sdk").join("python")
 }

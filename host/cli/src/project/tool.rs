@@ -8,7 +8,7 @@ use std::process::{Command, Stdio};
 
 /// Runs `command` in `dir`; `what` names the step in errors, `hint` says how to fix a tool
 /// that cannot start.
-pub fn run(mut command: Command, dir: &Path, what: &str, hint: &str) -> Result<()> {
+pub(super) fn run(mut command: Command, dir: &Path, what: &str, hint: &str) -> Result<()> {
     let stdout = std::io::stderr().as_fd().try_clone_to_owned()?;
     let program = command.get_program().to_string_lossy().into_owned();
     let status = command
@@ -26,7 +26,7 @@ pub fn run(mut command: Command, dir: &Path, what: &str, hint: &str) -> Result<(
 
 /// An executable installed by npm: `node_modules/.bin/<name>` in `dir` or its nearest
 /// ancestor that has one (node's own resolution order).
-pub fn node_bin(dir: &Path, name: &str) -> Option<PathBuf> {
+pub(super) fn node_bin(dir: &Path, name: &str) -> Option<PathBuf> {
     dir.ancestors()
         .map(|ancestor| ancestor.join("node_modules").join(".bin").join(name))
         .find(|bin| bin.is_file())
@@ -34,7 +34,7 @@ pub fn node_bin(dir: &Path, name: &str) -> Option<PathBuf> {
 
 /// A package installed by npm, resolved like node does (nearest `node_modules` first),
 /// with symlinks (workspace and `file:` packages) followed.
-pub fn node_package(dir: &Path, name: &str) -> Option<PathBuf> {
+pub(super) fn node_package(dir: &Path, name: &str) -> Option<PathBuf> {
     dir.ancestors()
         .map(|ancestor| ancestor.join("node_modules").join(name))
         .find(|package| package.join("package.json").is_file())

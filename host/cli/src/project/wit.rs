@@ -7,9 +7,9 @@ use anyhow::{Context as _, Result};
 use std::path::Path;
 
 /// The world JavaScript tasks are componentized for.
-pub const JS_WORLD: &str = "js-task";
+pub(super) const JS_WORLD: &str = "js-task";
 /// The world Python tasks are componentized for.
-pub const PYTHON_WORLD: &str = "python-task";
+pub(super) const PYTHON_WORLD: &str = "python-task";
 
 const FILES: &[(&str, &str)] = &[
     ("guest.wit", include_str!("wit/guest.wit")),
@@ -30,7 +30,7 @@ const FILES: &[(&str, &str)] = &[
 ];
 
 /// Writes the WIT package into `dir` (replacing what was there).
-pub fn write(dir: &Path) -> Result<()> {
+pub(super) fn write(dir: &Path) -> Result<()> {
     for (name, text) in FILES {
         let path = dir.join(name);
         if let Some(parent) = path.parent() {
@@ -42,6 +42,6 @@ pub fn write(dir: &Path) -> Result<()> {
 }
 
 /// Feeds the embedded WIT into a fingerprint, so a host with another contract rebuilds.
-pub fn contents() -> impl Iterator<Item = &'static str> {
+pub(super) fn contents() -> impl Iterator<Item = &'static str> {
     FILES.iter().map(|(_, text)| *text)
 }

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 /// The language of a new task project.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum Lang {
+pub(crate) enum Lang {
     /// A Rust crate using `bench-guest`.
     Rust,
     /// A JavaScript package using `@bench/task`.
@@ -65,7 +65,7 @@ impl Lang {
 
 /// Creates a task project in `dir` (which must not exist or be empty) and returns the
 /// files written, relative to `dir`.
-pub fn create(dir: &Path, lang: Lang) -> Result<Vec<PathBuf>> {
+pub(crate) fn create(dir: &Path, lang: Lang) -> Result<Vec<PathBuf>> {
     if dir.exists() && std::fs::read_dir(dir)?.next().is_some() {
         bail!("{} already exists and is not empty", dir.display());
     }

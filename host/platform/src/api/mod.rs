@@ -3,5 +3,5 @@
 //! these answers; `bench serve` routes these paths, reads these requests and writes these
 //! answers.
 
-pub mod paths;
-pub mod types;
+pub(crate) mod paths;
+pub(crate) mod types;

@@ -6,58 +6,63 @@
 use percent_encoding::{utf8_percent_encode, AsciiSet, NON_ALPHANUMERIC};
 
 /// Where the API lives under a platform root.
-pub const API_ROOT: &str = "/api/v1";
+pub(crate) const API_ROOT: &str = "/api/v1";
 
 /// `GET`: the caller, its organization and the organizations it may use.
-pub const ME: &str = "/me";
+pub(crate) const ME: &str = "/me";
 /// `GET`: the benchmarks (paged).
-pub const BENCHMARKS: &str = "/benchmarks";
+pub(crate) const BENCHMARKS: &str = "/benchmarks";
 /// `GET`, `PUT` (`upsertBenchmark`): one benchmark.
-pub const BENCHMARK: &str = "/benchmarks/{slug}";
+pub(crate) const BENCHMARK: &str = "/benchmarks/{slug}";
 /// `GET`: the latest summary rows of each scored run of a benchmark (paged).
-pub const BENCHMARK_RESULTS: &str = "/benchmarks/{slug}/results";
+pub(crate) const BENCHMARK_RESULTS: &str = "/benchmarks/{slug}/results";
 /// `GET` (paged), `POST` (`createRun`): a benchmark's runs.
-pub const RUNS: &str = "/benchmarks/{slug}/runs";
+pub(crate) const RUNS: &str = "/benchmarks/{slug}/runs";
 /// `GET`: one run.
-pub const RUN: &str = "/benchmarks/{slug}/runs/{run_id}";
+pub(crate) const RUN: &str = "/benchmarks/{slug}/runs/{run_id}";
 /// `GET`: a run, its submitted summary and task counts.
-pub const RUN_RESULTS: &str = "/benchmarks/{slug}/runs/{run_id}/results";
+pub(crate) const RUN_RESULTS: &str = "/benchmarks/{slug}/runs/{run_id}/results";
 /// `POST` (`submitRunSummary`): a run's summary.
-pub const RUN_SUMMARY: &str = "/benchmarks/{slug}/runs/{run_id}/summary";
+pub(crate) const RUN_SUMMARY: &str = "/benchmarks/{slug}/runs/{run_id}/summary";
 /// `GET`: a run's stored task records.
-pub const RUN_ITERATIONS: &str = "/benchmarks/{slug}/runs/{run_id}/iterations";
+pub(crate) const RUN_ITERATIONS: &str = "/benchmarks/{slug}/runs/{run_id}/iterations";
 /// `GET`: every artifact of a run.
-pub const RUN_ARTIFACTS: &str = "/benchmarks/{slug}/runs/{run_id}/artifacts";
+pub(crate) const RUN_ARTIFACTS: &str = "/benchmarks/{slug}/runs/{run_id}/artifacts";
 /// `GET`: a run's participants.
-pub const PARTICIPANTS: &str = "/benchmarks/{slug}/runs/{run_id}/participants";
+pub(crate) const PARTICIPANTS: &str = "/benchmarks/{slug}/runs/{run_id}/participants";
 /// `PUT` (`upsertParticipant`): one participant of a shared run.
-pub const PARTICIPANT: &str = "/benchmarks/{slug}/runs/{run_id}/participants/{participant}";
+pub(crate) const PARTICIPANT: &str = "/benchmarks/{slug}/runs/{run_id}/participants/{participant}";
 /// `GET`, `POST` (`planWorkers`): a participant's workers.
-pub const PARTICIPANT_WORKERS: &str =
+pub(crate) const PARTICIPANT_WORKERS: &str =
     "/benchmarks/{slug}/runs/{run_id}/participants/{participant}/workers";
 /// `POST` (`claimWorker`): claims a participant's next pending worker.
-pub const WORKER_CLAIM: &str =
+pub(crate) const WORKER_CLAIM: &str =
     "/benchmarks/{slug}/runs/{run_id}/participants/{participant}/workers/claim";
 /// `POST`: a worker's progress.
-pub const WORKER_HEARTBEAT: &str = "/benchmarks/{slug}/runs/{run_id}/workers/{worker_id}/heartbeat";
+pub(crate) const WORKER_HEARTBEAT: &str =
+    "/benchmarks/{slug}/runs/{run_id}/workers/{worker_id}/heartbeat";
 /// `POST` (`sendTaskResults`): a batch of a worker's task records.
-pub const WORKER_EVENTS: &str = "/benchmarks/{slug}/runs/{run_id}/workers/{worker_id}/events";
+pub(crate) const WORKER_EVENTS: &str =
+    "/benchmarks/{slug}/runs/{run_id}/workers/{worker_id}/events";
 /// `GET`, `POST` (`createWorkerArtifact`): a worker's artifacts.
-pub const WORKER_ARTIFACTS: &str = "/benchmarks/{slug}/runs/{run_id}/workers/{worker_id}/artifacts";
+pub(crate) const WORKER_ARTIFACTS: &str =
+    "/benchmarks/{slug}/runs/{run_id}/workers/{worker_id}/artifacts";
 /// `GET`: one artifact and where to download it.
-pub const WORKER_ARTIFACT: &str =
+pub(crate) const WORKER_ARTIFACT: &str =
     "/benchmarks/{slug}/runs/{run_id}/workers/{worker_id}/artifacts/{artifact_id}";
 /// `POST`: the worker finished its range.
-pub const WORKER_COMPLETE: &str = "/benchmarks/{slug}/runs/{run_id}/workers/{worker_id}/complete";
+pub(crate) const WORKER_COMPLETE: &str =
+    "/benchmarks/{slug}/runs/{run_id}/workers/{worker_id}/complete";
 /// `POST`: the worker failed.
-pub const WORKER_FAIL: &str = "/benchmarks/{slug}/runs/{run_id}/workers/{worker_id}/fail";
+pub(crate) const WORKER_FAIL: &str = "/benchmarks/{slug}/runs/{run_id}/workers/{worker_id}/fail";
 /// `POST`: the worker gives its range back.
-pub const WORKER_RELEASE: &str = "/benchmarks/{slug}/runs/{run_id}/workers/{worker_id}/release";
+pub(crate) const WORKER_RELEASE: &str =
+    "/benchmarks/{slug}/runs/{run_id}/workers/{worker_id}/release";
 /// `PUT`: an artifact's body, to the URL `createWorkerArtifact` answered (no API key: the
 /// token is the secret).
-pub const UPLOAD: &str = "/uploads/{token}";
+pub(crate) const UPLOAD: &str = "/uploads/{token}";
 /// `GET`: an artifact's body, from the URL of its `downloadUrl` (no API key).
-pub const DOWNLOAD: &str = "/downloads/{token}";
+pub(crate) const DOWNLOAD: &str = "/downloads/{token}";
 
 /// The bytes JavaScript's `encodeURIComponent` escapes: all but ASCII letters, digits and
 /// `-_.!~*'()`.
@@ -73,13 +78,13 @@ const COMPONENT: &AsciiSet = &NON_ALPHANUMERIC
     .remove(b')');
 
 /// A path segment or query value encoded as JavaScript's `encodeURIComponent` does.
-pub fn encode_component(text: &str) -> String {
+pub(crate) fn encode_component(text: &str) -> String {
     utf8_percent_encode(text, COMPONENT).to_string()
 }
 
 /// A template with its `{name}` placeholders replaced, in order, by `segments`, each
 /// encoded with [`encode_component`].
-pub fn fill(template: &str, segments: &[&str]) -> String {
+pub(crate) fn fill(template: &str, segments: &[&str]) -> String {
     let mut path = String::with_capacity(template.len() + 16);
     let mut segments = segments.iter();
     let mut rest = template;

@@ -91,7 +91,7 @@ impl CreateRun {
 /// `upsertParticipant` (shared runs): `{ totalTasks }`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct UpsertParticipant {
+pub(crate) struct UpsertParticipant {
     /// The participant's schedule length.
     pub total_tasks: u64,
 }
@@ -100,7 +100,7 @@ pub struct UpsertParticipant {
 /// round mode.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct PlanWorkers {
+pub(crate) struct PlanWorkers {
     /// How many workers split the participant's tasks (default 1).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub worker_count: Option<u64>,
@@ -112,7 +112,7 @@ pub struct PlanWorkers {
 /// `claimWorker`: `{}` in participant mode, `{ processKind, processKey }` in round mode.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct ClaimWorker {
+pub(crate) struct ClaimWorker {
     /// What kind of process claims (`process`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub process_kind: Option<String>,
@@ -124,7 +124,7 @@ pub struct ClaimWorker {
 /// `heartbeat`: `{ attemptId, progressDone, progressInFlight, progressErrors, progressTotal }`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct Heartbeat {
+pub(crate) struct Heartbeat {
     /// The worker's current attempt.
     pub attempt_id: String,
     /// How far it got.
@@ -135,7 +135,7 @@ pub struct Heartbeat {
 /// A worker's progress counters, as a heartbeat sends them and a worker shows them.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct Progress {
+pub(crate) struct Progress {
     /// Tasks done.
     pub progress_done: u64,
     /// Tasks running.
@@ -149,7 +149,7 @@ pub struct Progress {
 /// `sendTaskResults`: `{ type: "task_results", attemptId, sequenceNumber, isFinal, records }`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct TaskResults {
+pub(crate) struct TaskResults {
     /// What the batch holds.
     #[serde(rename = "type")]
     pub kind: EventKind,
@@ -165,7 +165,7 @@ pub struct TaskResults {
 
 /// What a batch of worker events holds.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub enum EventKind {
+pub(crate) enum EventKind {
     /// Task records.
     #[default]
     #[serde(rename = "task_results")]
@@ -173,12 +173,12 @@ pub enum EventKind {
 }
 
 /// Most records one [`TaskResults`] batch may carry (spec §6.1).
-pub const MAX_BATCH_RECORDS: usize = 5000;
+pub(crate) const MAX_BATCH_RECORDS: usize = 5000;
 
 /// `createWorkerArtifact`: `{ attemptId, kind, contentType?, name?, metadata? }`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct CreateArtifact {
+pub(crate) struct CreateArtifact {
     /// The worker's current attempt.
     pub attempt_id: String,
     /// `coordinator.log`, `system-metrics`…
@@ -196,7 +196,7 @@ pub struct CreateArtifact {
 
 /// How a worker ends: the last segment of its path.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum WorkerOutcome {
+pub(crate) enum WorkerOutcome {
     /// `complete`: every task ran and succeeded.
     Complete,
     /// `fail`: a task failed or the worker gave up.
@@ -207,7 +207,7 @@ pub enum WorkerOutcome {
 
 impl WorkerOutcome {
     /// The path template of this outcome.
-    pub fn path(self) -> &'static str {
+    pub(crate) fn path(self) -> &'static str {
         match self {
             WorkerOutcome::Complete => super::paths::WORKER_COMPLETE,
             WorkerOutcome::Fail => super::paths::WORKER_FAIL,
@@ -219,7 +219,7 @@ impl WorkerOutcome {
 /// The body of `complete`, `fail` and `release`: `{ attemptId, errorCode?, errorMessage? }`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct FinishWorker {
+pub(crate) struct FinishWorker {
     /// The worker's current attempt.
     pub attempt_id: String,
     /// Why it failed, as a code.
@@ -246,7 +246,7 @@ pub struct RunSummary {
 
 /// The query of a paged list: `?limit&offset`.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Page {
+pub(crate) struct Page {
     /// Most items to answer.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub limit: Option<u32>,
@@ -257,7 +257,7 @@ pub struct Page {
 
 /// The query of a run's iterations: `?type=tasks|steps&participant=`.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct IterationsQuery {
+pub(crate) struct IterationsQuery {
     /// Which records (default `tasks`).
     #[serde(rename = "type", default)]
     pub kind: IterationKind,
@@ -269,7 +269,7 @@ pub struct IterationsQuery {
 /// What a run's iterations are listed as.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
-pub enum IterationKind {
+pub(crate) enum IterationKind {
     /// One item per task record.
     #[default]
     Tasks,
@@ -283,14 +283,14 @@ pub enum IterationKind {
 
 /// Every refusal: `{ error: { code, message } }`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ErrorAnswer {
+pub(crate) struct ErrorAnswer {
     /// What went wrong.
     pub error: ErrorDetail,
 }
 
 /// The `error` of an [`ErrorAnswer`].
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ErrorDetail {
+pub(crate) struct ErrorDetail {
     /// Machine-readable: `not_found`, `unauthorized`, `bad_request`, `conflict`, `internal`.
     pub code: String,
     /// For people.
@@ -299,14 +299,14 @@ pub struct ErrorDetail {
 
 /// A list: `{ items }`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Items<T> {
+pub(crate) struct Items<T> {
     /// The items, in the list's order.
     pub items: Vec<T>,
 }
 
 /// `{ ok: true }`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Acknowledged {
+pub(crate) struct Acknowledged {
     /// Always true.
     pub ok: bool,
 }
@@ -314,7 +314,7 @@ pub struct Acknowledged {
 /// `GET /me`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct Me {
+pub(crate) struct Me {
     /// Who calls.
     pub user: User,
     /// The organization calls act on.
@@ -325,7 +325,7 @@ pub struct Me {
 
 /// A caller.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct User {
+pub(crate) struct User {
     /// Id.
     pub id: String,
     /// Display name.
@@ -334,7 +334,7 @@ pub struct User {
 
 /// An organization.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Organization {
+pub(crate) struct Organization {
     /// Id.
     pub id: String,
     /// Slug, used in dashboard URLs.
@@ -345,7 +345,7 @@ pub struct Organization {
 
 /// `{ benchmark }`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct BenchmarkAnswer {
+pub(crate) struct BenchmarkAnswer {
     /// The benchmark.
     pub benchmark: Benchmark,
 }
@@ -353,7 +353,7 @@ pub struct BenchmarkAnswer {
 /// A benchmark.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct Benchmark {
+pub(crate) struct Benchmark {
     /// Slug.
     pub slug: String,
     /// Display name.
@@ -368,7 +368,7 @@ pub struct Benchmark {
 
 /// `{ run }`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct RunAnswer {
+pub(crate) struct RunAnswer {
     /// The run.
     pub run: Run,
 }
@@ -376,7 +376,7 @@ pub struct RunAnswer {
 /// A run.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default, rename_all = "camelCase")]
-pub struct Run {
+pub(crate) struct Run {
     /// Id.
     pub id: String,
     /// Its benchmark.
@@ -401,7 +401,7 @@ pub struct Run {
 /// Where a run stands, derived from its workers.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
-pub enum RunStatus {
+pub(crate) enum RunStatus {
     /// No worker was claimed yet.
     #[default]
     Pending,
@@ -419,7 +419,7 @@ pub enum RunStatus {
 /// `createRun`'s answer: `{ run, participants, organizationSlug }`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default, rename_all = "camelCase")]
-pub struct CreateRunAnswer {
+pub(crate) struct CreateRunAnswer {
     /// The run (the existing one, for a known `runKey`).
     pub run: Run,
     /// Its participants.
@@ -431,7 +431,7 @@ pub struct CreateRunAnswer {
 /// A participant of a run.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct Participant {
+pub(crate) struct Participant {
     /// Name.
     pub name: String,
     /// Its schedule length.
@@ -442,7 +442,7 @@ pub struct Participant {
 
 /// `upsertParticipant`'s answer: `{ participant }`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ParticipantAnswer {
+pub(crate) struct ParticipantAnswer {
     /// The participant as stored.
     pub participant: Participant,
 }
@@ -450,7 +450,7 @@ pub struct ParticipantAnswer {
 /// A worker: one participant's range of tasks, claimed by one attempt at a time.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct Worker {
+pub(crate) struct Worker {
     /// Id.
     pub id: String,
     /// Its run.
@@ -478,7 +478,7 @@ pub struct Worker {
 /// Where a worker stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
-pub enum WorkerStatus {
+pub(crate) enum WorkerStatus {
     /// Waiting for a claim.
     Pending,
     /// Claimed by an attempt.
@@ -492,7 +492,7 @@ pub enum WorkerStatus {
 /// Platform task indexes `start..end`.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default)]
-pub struct TaskRange {
+pub(crate) struct TaskRange {
     /// First index.
     pub start: u64,
     /// One past the last index.
@@ -504,7 +504,7 @@ pub struct TaskRange {
 /// `claimWorker`'s answer: `{ assignment }`, null when every worker is taken.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
-pub struct ClaimAnswer {
+pub(crate) struct ClaimAnswer {
     /// The claimed worker.
     pub assignment: Option<WorkerAssignment>,
 }
@@ -513,7 +513,7 @@ pub struct ClaimAnswer {
 /// `attemptId`; the hosted platform nests them (`worker.id`, `attempt.id`).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default, rename_all = "camelCase")]
-pub struct WorkerAssignment {
+pub(crate) struct WorkerAssignment {
     /// The claimed worker.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub worker_id: Option<String>,
@@ -536,14 +536,14 @@ pub struct WorkerAssignment {
 
 impl WorkerAssignment {
     /// The worker's id, however the platform named it.
-    pub fn worker_id(&self) -> Option<&str> {
+    pub(crate) fn worker_id(&self) -> Option<&str> {
         self.worker_id
             .as_deref()
             .or(self.worker.as_ref().map(|worker| worker.id.as_str()))
     }
 
     /// The attempt's id, however the platform named it.
-    pub fn attempt_id(&self) -> Option<&str> {
+    pub(crate) fn attempt_id(&self) -> Option<&str> {
         self.attempt_id
             .as_deref()
             .or(self.attempt.as_ref().map(|attempt| attempt.id.as_str()))
@@ -553,21 +553,21 @@ impl WorkerAssignment {
 /// `{ id }` of a nested object.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default)]
-pub struct Reference {
+pub(crate) struct Reference {
     /// Id.
     pub id: String,
 }
 
 /// `{ worker }`, the answer of a heartbeat.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct WorkerAnswer {
+pub(crate) struct WorkerAnswer {
     /// The worker as stored.
     pub worker: Worker,
 }
 
 /// The answer of `complete`, `fail` and `release`: `{ worker, attempt }`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct FinishWorkerAnswer {
+pub(crate) struct FinishWorkerAnswer {
     /// The worker as stored.
     pub worker: Worker,
     /// The attempt that ended.
@@ -576,7 +576,7 @@ pub struct FinishWorkerAnswer {
 
 /// An attempt and where it ended.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Attempt {
+pub(crate) struct Attempt {
     /// Id.
     pub id: String,
     /// The worker's status it left.
@@ -586,7 +586,7 @@ pub struct Attempt {
 /// `sendTaskResults`' answer.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct TaskResultsAnswer {
+pub(crate) struct TaskResultsAnswer {
     /// Records stored (0 for a repeat).
     pub accepted: usize,
     /// The stored batch.
@@ -600,7 +600,7 @@ pub struct TaskResultsAnswer {
 /// An artifact of a worker.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default, rename_all = "camelCase")]
-pub struct Artifact {
+pub(crate) struct Artifact {
     /// Id.
     pub id: String,
     /// Its worker.
@@ -627,7 +627,7 @@ pub struct Artifact {
 /// `createWorkerArtifact`'s answer: `{ artifactId, uploadUrl, artifact }`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default, rename_all = "camelCase")]
-pub struct CreateArtifactAnswer {
+pub(crate) struct CreateArtifactAnswer {
     /// The artifact's id.
     pub artifact_id: Option<String>,
     /// Where to `PUT` its body.
@@ -638,7 +638,7 @@ pub struct CreateArtifactAnswer {
 
 impl CreateArtifactAnswer {
     /// Where to `PUT` the body, wherever the platform put it.
-    pub fn upload_url(&self) -> Option<&str> {
+    pub(crate) fn upload_url(&self) -> Option<&str> {
         self.upload_url
             .as_deref()
             .or(self.artifact.upload_url.as_deref())
@@ -648,7 +648,7 @@ impl CreateArtifactAnswer {
 /// An artifact and where to download its body: `{ artifact, downloadUrl }`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct ArtifactAnswer {
+pub(crate) struct ArtifactAnswer {
     /// The artifact.
     pub artifact: Artifact,
     /// Where to `GET` its body.
@@ -657,7 +657,7 @@ pub struct ArtifactAnswer {
 
 /// A run's results: `{ run, summary, results, scoring, tasks }`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct RunResults {
+pub(crate) struct RunResults {
     /// The run.
     pub run: Run,
     /// The `run` of its submitted summary, or null.
@@ -672,7 +672,7 @@ pub struct RunResults {
 
 /// How many tasks of a participant the platform holds.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct TaskCounts {
+pub(crate) struct TaskCounts {
     /// The participant.
     pub participant: String,
     /// Records stored.
@@ -684,7 +684,7 @@ pub struct TaskCounts {
 /// A scored run among a benchmark's results.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct BenchmarkResult {
+pub(crate) struct BenchmarkResult {
     /// The run.
     pub run_id: String,
     /// Its name.

@@ -38,7 +38,7 @@ pub struct Assignment {
 }
 
 /// A worker of a run: `(benchmark slug, run id, worker id)`.
-pub type WorkerTarget<'a> = (&'a str, &'a str, &'a str);
+pub(crate) type WorkerTarget<'a> = (&'a str, &'a str, &'a str);
 
 /// `<apiBaseUrl without /api/v1>/<org>/benchmarks/<slug>/runs/<runId>`.
 fn dashboard_url(api_base_url: &str, org: &str, slug: &str, run_id: &str) -> String {
@@ -51,7 +51,7 @@ fn dashboard_url(api_base_url: &str, org: &str, slug: &str, run_id: &str) -> Str
 
 impl Client {
     /// `upsertBenchmark`.
-    pub async fn upsert_benchmark(
+    pub(crate) async fn upsert_benchmark(
         &self,
         slug: &str,
         body: &UpsertBenchmark,
@@ -63,7 +63,7 @@ impl Client {
     }
 
     /// `createRun`; `organizationSlug` of the answer names the dashboard.
-    pub async fn create_run(
+    pub(crate) async fn create_run(
         &self,
         slug: &str,
         body: &CreateRun,
@@ -88,7 +88,7 @@ impl Client {
     }
 
     /// `upsertParticipant` (shared runs).
-    pub async fn upsert_participant(
+    pub(crate) async fn upsert_participant(
         &self,
         slug: &str,
         run_id: &str,
@@ -103,7 +103,7 @@ impl Client {
     }
 
     /// `planWorkers`.
-    pub async fn plan_workers(
+    pub(crate) async fn plan_workers(
         &self,
         slug: &str,
         run_id: &str,
@@ -118,7 +118,7 @@ impl Client {
     }
 
     /// `claimWorker`: the assignment, or `None` when every worker is taken.
-    pub async fn claim_worker(
+    pub(crate) async fn claim_worker(
         &self,
         slug: &str,
         run_id: &str,
@@ -146,7 +146,7 @@ impl Client {
     }
 
     /// `heartbeat` (one attempt).
-    pub async fn heartbeat(
+    pub(crate) async fn heartbeat(
         &self,
         (slug, run_id, worker_id): WorkerTarget<'_>,
         body: &Heartbeat,
@@ -158,7 +158,7 @@ impl Client {
     }
 
     /// `sendTaskResults`.
-    pub async fn send_task_results(
+    pub(crate) async fn send_task_results(
         &self,
         (slug, run_id, worker_id): WorkerTarget<'_>,
         body: &TaskResults,
@@ -171,7 +171,7 @@ impl Client {
 
     /// `createWorkerArtifact` (with `metadata.sizeBytes`), then PUT the body to the
     /// returned upload URL.
-    pub async fn upload_artifact(
+    pub(crate) async fn upload_artifact(
         &self,
         (slug, run_id, worker_id): WorkerTarget<'_>,
         artifact: &CreateArtifact,
@@ -193,7 +193,7 @@ impl Client {
     }
 
     /// `complete`, `fail` or `release`.
-    pub async fn finish_worker(
+    pub(crate) async fn finish_worker(
         &self,
         (slug, run_id, worker_id): WorkerTarget<'_>,
         outcome: WorkerOutcome,
@@ -206,7 +206,7 @@ impl Client {
     }
 
     /// `submitRunSummary`.
-    pub async fn submit_run_summary(
+    pub(crate) async fn submit_run_summary(
         &self,
         slug: &str,
         run_id: &str,
@@ -219,7 +219,11 @@ impl Client {
     }
 
     /// `GET` of a read path (§6.3) with optional query parameters; the answer as it came.
-    pub async fn get(&self, path: &str, query: &[(&str, String)]) -> Result<Value, ApiError> {
+    pub(crate) async fn get(
+        &self,
+        path: &str,
+        query: &[(&str, String)],
+    ) -> Result<Value, ApiError> {
         let query: Vec<String> = query
             .iter()
             .map(|(key, value)| format!("{key}={}", encode_component(value)))

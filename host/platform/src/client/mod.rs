@@ -5,7 +5,9 @@
 
 mod endpoints;
 
-pub use endpoints::{Assignment, CreatedRun, WorkerTarget};
+pub use endpoints::Assignment;
+pub use endpoints::CreatedRun;
+pub(crate) use endpoints::WorkerTarget;
 
 use super::auth::Auth;
 use reqwest::{Method, StatusCode};
@@ -16,7 +18,7 @@ use std::time::Duration;
 
 /// How hard one call tries.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Retry {
+pub(crate) struct Retry {
     /// Attempts in all (at least 1).
     pub attempts: u32,
     /// Delay before the second attempt; doubled for each further attempt.
@@ -27,7 +29,7 @@ pub struct Retry {
 
 impl Retry {
     /// One attempt only.
-    pub const ONCE: Retry = Retry {
+    pub(crate) const ONCE: Retry = Retry {
         attempts: 1,
         base_delay: Duration::ZERO,
         max_delay: Duration::ZERO,
@@ -35,7 +37,7 @@ impl Retry {
 
     /// The delay before attempt `n + 1` (n >= 1): `base × 2^(n-1)`, capped, times a random
     /// factor in [0.5, 1).
-    pub fn delay(&self, n: u32) -> Duration {
+    pub(crate) fn delay(&self, n: u32) -> Duration {
         let exponential = self
             .base_delay
             .saturating_mul(1 << (n - 1).min(16))
@@ -64,7 +66,7 @@ fn random_unit() -> f64 {
 
 /// A failed platform call; `Display` is upstream's message.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
-pub enum ApiError {
+pub(crate) enum ApiError {
     /// The platform answered with a non-2xx status.
     #[error("Benchmark API request failed: {status} {status_text}")]
     Status {
@@ -88,7 +90,7 @@ pub enum ApiError {
 
 impl ApiError {
     /// Whether another attempt may succeed: no answer, 408, 429 or 5xx.
-    pub fn is_retryable(&self) -> bool {
+    pub(crate) fn is_retryable(&self) -> bool {
         match self {
             ApiError::Transport(_) => true,
             ApiError::Status { status, .. } | ApiError::Upload(status) => {
@@ -103,7 +105,7 @@ impl ApiError {
 const REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// A platform API client bound to one `apiBaseUrl` and credential.
-pub struct Client {
+pub(crate) struct Client {
     http: reqwest::Client,
     api_base_url: String,
     bearer: String,
@@ -119,7 +121,7 @@ const NO_TOKEN: &str = "A platform API key or OAuth token is required. Set BENCH
 
 impl Client {
     /// A client for resolved auth, retrying as `retry` says.
-    pub fn new(auth: &Auth, retry: Retry) -> Result<Self, ApiError> {
+    pub(crate) fn new(auth: &Auth, retry: Retry) -> Result<Self, ApiError> {
         let bearer = auth
             .bearer()
             .ok_or_else(|| ApiError::Protocol(NO_TOKEN.into()))?
@@ -142,24 +144,24 @@ impl Client {
     }
 
     /// The `apiBaseUrl`.
-    pub fn api_base_url(&self) -> &str {
+    pub(crate) fn api_base_url(&self) -> &str {
         &self.api_base_url
     }
 
     /// Whether the last call that ran out of attempts has not been followed by a success.
-    pub fn is_offline(&self) -> bool {
+    pub(crate) fn is_offline(&self) -> bool {
         self.offline.load(Ordering::Relaxed)
     }
 
     /// Forgets that the platform was unreachable: the next call gets every attempt again.
-    pub fn retry_fully(&self) {
+    pub(crate) fn retry_fully(&self) {
         self.offline.store(false, Ordering::Relaxed);
     }
 
     /// Sends a request to `apiBaseUrl + path` with a JSON body and reads the JSON answer
     /// (`{}` for an empty body) as `A`, retrying as configured. `idempotency_key` is sent as
     /// `Idempotency-Key`, so a retried create returns what the first attempt created.
-    pub async fn call<A: DeserializeOwned>(
+    pub(crate) async fn call<A: DeserializeOwned>(
         &self,
         method: Method,
         path: &str,
@@ -171,7 +173,7 @@ impl Client {
     }
 
     /// [`Client::call`] with a single attempt (heartbeats: the next one follows soon).
-    pub async fn call_once<A: DeserializeOwned>(
+    pub(crate) async fn call_once<A: DeserializeOwned>(
         &self,
         method: Method,
         path: &str,
@@ -227,7 +229,12 @@ impl Client {
     }
 
     /// PUTs raw bytes to a presigned upload URL (no auth header).
-    pub async fn upload(&self, url: &str, content_type: &str, body: &[u8]) -> Result<(), ApiError> {
+    pub(crate) async fn upload(
+        &self,
+        url: &str,
+        content_type: &str,
+        body: &[u8],
+    ) -> Result<(), ApiError> {
         self.with_retries(self.retry, || async {
             let response = self
                 .http

@@ -31,7 +31,7 @@ pub(super) fn non_blank(value: Option<&Value>) -> Option<&str> {
 
 /// Checks an integer knob `>= 1` that must also fit a `u32`; the error names `field`.
 /// Upstream has no upper bound (its schedule would not fit in memory); bench reports one.
-pub fn positive_int(field: &str, x: f64) -> Result<u32, String> {
+pub(crate) fn positive_int(field: &str, x: f64) -> Result<u32, String> {
     if x.fract() != 0.0 || x < 1.0 {
         return Err(format!(
             "{field} must be an integer >= 1 (got {})",

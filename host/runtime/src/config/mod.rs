@@ -13,7 +13,8 @@ mod tests;
 use crate::js;
 use serde_json::{Map, Value};
 
-pub use fields::{is_lowercase_slug, positive_int};
+pub use fields::is_lowercase_slug;
+pub(crate) use fields::positive_int;
 pub use sandbox_section::SandboxConfig;
 
 /// Why a config was rejected; `Display` is upstream's exact message.
@@ -69,12 +70,12 @@ pub struct Participant {
 
 impl Participant {
     /// This participant's own `allowedHosts` (bench field; validated).
-    pub fn allowed_hosts(&self) -> Vec<String> {
+    pub(crate) fn allowed_hosts(&self) -> Vec<String> {
         sandbox_section::strings(self.raw.get("allowedHosts"))
     }
 
     /// This participant's own `passEnv` (bench field; validated).
-    pub fn pass_env(&self) -> Vec<String> {
+    pub(crate) fn pass_env(&self) -> Vec<String> {
         sandbox_section::strings(self.raw.get("passEnv"))
     }
 }

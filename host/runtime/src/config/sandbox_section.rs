@@ -21,7 +21,7 @@ pub struct SandboxConfig {
 }
 
 /// Validates the sandbox fields of the config and of every participant.
-pub fn validate(config: &Map<String, Value>) -> Result<(), String> {
+pub(super) fn validate(config: &Map<String, Value>) -> Result<(), String> {
     for key in ["allowedHosts", "passEnv"] {
         string_list(config.get(key), key)?;
     }
@@ -52,7 +52,7 @@ pub fn validate(config: &Map<String, Value>) -> Result<(), String> {
 }
 
 /// Reads the benchmark-level sandbox fields of a validated config.
-pub fn typed(config: &Map<String, Value>) -> SandboxConfig {
+pub(super) fn typed(config: &Map<String, Value>) -> SandboxConfig {
     let limit = |key: &str| {
         config
             .get("limits")
@@ -68,7 +68,7 @@ pub fn typed(config: &Map<String, Value>) -> SandboxConfig {
 }
 
 /// The strings of a validated string list (empty when absent).
-pub fn strings(value: Option<&Value>) -> Vec<String> {
+pub(crate) fn strings(value: Option<&Value>) -> Vec<String> {
     value
         .and_then(Value::as_array)
         .map(|items| {

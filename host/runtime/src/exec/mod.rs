@@ -11,11 +11,10 @@ mod slot;
 #[cfg(test)]
 mod test_support;
 
-pub use outcome::{build_record, TaskEnd, Timing};
 pub use participant::run_participant;
 pub use round::run_rounds;
 pub use runner::{SlotFactory, TaskRunner};
-pub use slot::{SandboxSlot, SlotConfig};
+pub use slot::SlotConfig;
 
 use crate::events::{Finished, RunEvent, RunObserver};
 use crate::plan::Schedule;

@@ -11,7 +11,7 @@ use std::time::SystemTime;
 
 /// How a task ended.
 #[derive(Debug)]
-pub enum TaskEnd {
+pub(crate) enum TaskEnd {
     /// `run` returned `ok`.
     Output(TaskOutput),
     /// `run` returned `err`.
@@ -27,7 +27,7 @@ pub enum TaskEnd {
 
 /// Timing of one task, from the host clocks.
 #[derive(Debug, Clone, Copy)]
-pub struct Timing {
+pub(crate) struct Timing {
     /// Wall-clock start.
     pub started_at: SystemTime,
     /// Wall-clock end.
@@ -37,7 +37,7 @@ pub struct Timing {
 }
 
 /// Builds the record of one task.
-pub fn build_record(
+pub(crate) fn build_record(
     task_index: u32,
     phase: Option<&str>,
     timing: Timing,

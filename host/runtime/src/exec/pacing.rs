@@ -10,14 +10,14 @@ use tokio::time::{Instant, Interval, MissedTickBehavior};
 
 /// The participant-mode ramp: task `i` starts no earlier than `first start + i × stagger`.
 #[derive(Debug, Default)]
-pub struct Ramp {
+pub(crate) struct Ramp {
     stagger_ms: f64,
     first_start: OnceLock<Instant>,
 }
 
 impl Ramp {
     /// A ramp of `stagger_ms` per schedule index (0 disables it).
-    pub fn new(stagger_ms: f64) -> Self {
+    pub(super) fn new(stagger_ms: f64) -> Self {
         Self {
             stagger_ms,
             first_start: OnceLock::new(),
@@ -25,7 +25,7 @@ impl Ramp {
     }
 
     /// Waits until schedule index `index` is due (the first caller fixes the anchor).
-    pub async fn wait(&self, index: usize) {
+    pub(super) async fn wait(&self, index: usize) {
         if self.stagger_ms <= 0.0 {
             return;
         }
@@ -36,14 +36,14 @@ impl Ramp {
 }
 
 /// A ticker firing every [`FLUSH_INTERVAL`].
-pub fn flush_ticker() -> Interval {
+pub(crate) fn flush_ticker() -> Interval {
     let mut ticker = tokio::time::interval(FLUSH_INTERVAL);
     ticker.set_missed_tick_behavior(MissedTickBehavior::Delay);
     ticker
 }
 
 /// Awaits `work`, flushing the observer at every tick meanwhile.
-pub async fn flushing_while<F: Future>(
+pub(crate) async fn flushing_while<F: Future>(
     work: F,
     ticker: &mut Interval,
     observer: &mut dyn RunObserver,

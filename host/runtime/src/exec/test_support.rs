@@ -3,7 +3,8 @@
 //! succeeds or fails as told, and a shared [`Journal`] says when each task ran and how many
 //! ran at once.
 
-use super::{build_record, ExecPlan, ParticipantRun, SlotFactory, TaskEnd, TaskRunner, Timing};
+use super::outcome::{build_record, TaskEnd, Timing};
+use super::{ExecPlan, ParticipantRun, SlotFactory, TaskRunner};
 use crate::events::{Finished, RunEvent, RunObserver};
 use crate::plan::Schedule;
 use crate::sandbox::context::RecordedTask;
@@ -16,7 +17,7 @@ use tokio::time::Instant;
 
 /// What one fake task does.
 #[derive(Debug, Clone, Copy)]
-pub struct Behaviour {
+pub(crate) struct Behaviour {
     /// How long it runs.
     pub delay: Duration,
     /// Whether it ends as a trap.
@@ -25,7 +26,7 @@ pub struct Behaviour {
 
 /// One task the fake ran.
 #[derive(Debug, Clone)]
-pub struct Ran {
+pub(crate) struct Ran {
     /// The participant it ran for.
     pub participant: &'static str,
     /// The slot that ran it, numbered in opening order (across participants).
@@ -42,7 +43,7 @@ pub struct Ran {
 
 /// What the fakes of one test did.
 #[derive(Debug, Default)]
-pub struct Journal {
+pub(crate) struct Journal {
     state: Mutex<JournalState>,
 }
 
@@ -57,22 +58,22 @@ struct JournalState {
 
 impl Journal {
     /// (participant, index) in the order the tasks started.
-    pub fn started(&self) -> Vec<(&'static str, u32)> {
+    pub(super) fn started(&self) -> Vec<(&'static str, u32)> {
         self.lock().started.clone()
     }
 
     /// Every finished task, in finishing order.
-    pub fn ran(&self) -> Vec<Ran> {
+    pub(super) fn ran(&self) -> Vec<Ran> {
         self.lock().ran.clone()
     }
 
     /// How many slots were opened.
-    pub fn slots_opened(&self) -> usize {
+    pub(crate) fn slots_opened(&self) -> usize {
         self.lock().slots_opened
     }
 
     /// The most tasks that ran at once.
-    pub fn max_in_flight(&self) -> usize {
+    pub(crate) fn max_in_flight(&self) -> usize {
         self.lock().max_in_flight
     }
 
@@ -85,14 +86,14 @@ type BehaviourOf = Arc<dyn Fn(u32) -> Behaviour + Send + Sync>;
 
 /// The slots of one fake participant.
 #[derive(Clone)]
-pub struct FakeSlots {
+pub(crate) struct FakeSlots {
     participant: &'static str,
     behaviour: BehaviourOf,
     journal: Arc<Journal>,
 }
 
 /// One slot of a fake participant.
-pub struct FakeRunner {
+pub(crate) struct FakeRunner {
     slots: FakeSlots,
     slot: usize,
 }
@@ -160,7 +161,7 @@ impl TaskRunner for FakeRunner {
 }
 
 /// A fake participant whose task `i` behaves as `behaviour(i)`.
-pub fn participant(
+pub(super) fn participant(
     name: &'static str,
     journal: &Arc<Journal>,
     behaviour: impl Fn(u32) -> Behaviour + Send + Sync + 'static,
@@ -176,7 +177,7 @@ pub fn participant(
 }
 
 /// Every task takes `ms` milliseconds and succeeds.
-pub fn takes(ms: u64) -> impl Fn(u32) -> Behaviour + Send + Sync + 'static {
+pub(super) fn takes(ms: u64) -> impl Fn(u32) -> Behaviour + Send + Sync + 'static {
     move |_| Behaviour {
         delay: Duration::from_millis(ms),
         fails: false,
@@ -184,12 +185,12 @@ pub fn takes(ms: u64) -> impl Fn(u32) -> Behaviour + Send + Sync + 'static {
 }
 
 /// A plan of `iterations` untagged tasks.
-pub fn plan(iterations: usize, concurrency: u32, stagger_delay_ms: f64) -> ExecPlan {
+pub(super) fn plan(iterations: usize, concurrency: u32, stagger_delay_ms: f64) -> ExecPlan {
     phased_plan(&[(None, iterations)], concurrency, stagger_delay_ms)
 }
 
 /// A plan of these phases with counts.
-pub fn phased_plan(
+pub(crate) fn phased_plan(
     phases: &[(Option<&str>, usize)],
     concurrency: u32,
     stagger_delay_ms: f64,
@@ -206,7 +207,7 @@ pub fn phased_plan(
 
 /// A [`RunEvent`] as the [`Tape`] keeps it (owned, records reduced to their indexes).
 #[derive(Debug, Clone, PartialEq)]
-pub enum Seen {
+pub(crate) enum Seen {
     /// The participant.
     ParticipantStarted(String),
     /// The participant, the task index and the schedule length.
@@ -223,14 +224,14 @@ pub enum Seen {
 
 /// An observer that keeps every event with the time it arrived.
 #[derive(Debug, Default)]
-pub struct Tape {
+pub(crate) struct Tape {
     /// Every event, on tokio's clock.
     pub events: Vec<(Instant, Seen)>,
 }
 
 impl Tape {
     /// The events, flushes left out.
-    pub fn without_flushes(&self) -> Vec<Seen> {
+    pub(crate) fn without_flushes(&self) -> Vec<Seen> {
         self.events
             .iter()
             .map(|(_, seen)| seen.clone())
@@ -239,7 +240,7 @@ impl Tape {
     }
 
     /// When each flush arrived.
-    pub fn flushes(&self) -> Vec<Instant> {
+    pub(crate) fn flushes(&self) -> Vec<Instant> {
         self.events
             .iter()
             .filter(|(_, seen)| *seen == Seen::Flush)

@@ -48,7 +48,7 @@ impl RunManifest {
     }
 
     /// The text of `run.json`: pretty-printed with a final newline.
-    pub fn to_json_text(&self) -> String {
+    pub(crate) fn to_json_text(&self) -> String {
         let mut text = serde_json::to_string_pretty(self).expect("a run manifest serializes");
         text.push('\n');
         text

@@ -12,11 +12,9 @@ mod tests;
 
 #[cfg(test)]
 pub(crate) use manifest::test_manifest;
-pub use manifest::{
-    ComponentInfo, HostInfo, Origin, PhaseLength, RunConfig, RunLength, RunManifest, TaskCounts,
-};
+pub use manifest::{ComponentInfo, HostInfo, Origin, RunConfig, RunManifest, TaskCounts};
 pub use participants::{filter_by_env, no_participants_message, select_participants, Skipped};
-pub use resolve::{resolve, Overrides, ResolvedRun, UNEVEN_PHASES_WARNING};
+pub use resolve::{resolve, Overrides, ResolvedRun};
 pub use schedule::Schedule;
 
 /// Why a run cannot be planned; `Display` is upstream's exact message.

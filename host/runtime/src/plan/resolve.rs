@@ -4,7 +4,7 @@ use super::PlanError;
 use crate::config::{positive_int, BenchmarkConfig, GroupBy, Shape};
 
 /// Upstream's `mergeConfig` warning when `--iterations` meets unevenly sized phases.
-pub const UNEVEN_PHASES_WARNING: &str =
+pub(crate) const UNEVEN_PHASES_WARNING: &str =
     "--iterations is ignored because this benchmark sizes its phases individually.";
 
 /// What the command line overrides in a config (upstream's run flags, spec §5.2); `None`

@@ -58,7 +58,7 @@ impl Schedule {
     }
 
     /// The phase of task `index`: `None` for an untagged task (or past the end).
-    pub fn phase_at(&self, index: usize) -> Option<&str> {
+    pub(crate) fn phase_at(&self, index: usize) -> Option<&str> {
         let run = self.runs.partition_point(|run| run.end <= index);
         self.runs.get(run)?.phase.as_deref()
     }

@@ -74,7 +74,7 @@ impl Console {
     }
 
     /// The banner that opens a participant (participant mode).
-    pub fn participant_banner(&mut self, participant: &str) {
+    pub(crate) fn participant_banner(&mut self, participant: &str) {
         self.line(BANNER);
         self.line(&format!("  Participant: {participant}"));
         self.line(BANNER);
@@ -82,7 +82,7 @@ impl Console {
     }
 
     /// `  [p] Task n/N: success {json}` or `  [p] Task n/N: FAILED — code`.
-    pub fn task_line(&mut self, participant: &str, record: &TaskRecord, total: usize) {
+    pub(crate) fn task_line(&mut self, participant: &str, record: &TaskRecord, total: usize) {
         let n = u64::from(record.task_index) + 1;
         let outcome = if record.is_success() {
             match &record.data {
@@ -98,7 +98,7 @@ impl Console {
     }
 
     /// `  Done: x/y succeeded.` and a blank line.
-    pub fn participant_done(&mut self, records: &[TaskRecord]) {
+    pub(crate) fn participant_done(&mut self, records: &[TaskRecord]) {
         let ok = records.iter().filter(|record| record.is_success()).count();
         self.line(&format!("  Done: {ok}/{} succeeded.", records.len()));
         self.line("");
@@ -106,7 +106,7 @@ impl Console {
     }
 
     /// `Interleaving P participant(s), R round(s) each.` and a blank line.
-    pub fn rounds_started(&mut self, participants: usize, rounds: usize) {
+    pub(crate) fn rounds_started(&mut self, participants: usize, rounds: usize) {
         self.line(&format!(
             "Interleaving {participants} participant(s), {rounds} round(s) each."
         ));
@@ -115,7 +115,7 @@ impl Console {
     }
 
     /// `  <name>: done.` or `  <name>: done (with errors).`
-    pub fn round_participant_done(&mut self, participant: &str, failed: bool) {
+    pub(crate) fn round_participant_done(&mut self, participant: &str, failed: bool) {
         let suffix = if failed { " (with errors)" } else { "" };
         self.line(&format!("  {participant}: done{suffix}."));
     }

@@ -5,7 +5,7 @@ use super::summary::Summary;
 use anyhow::{bail, Result};
 
 /// The exit code of a run whose score is below the bar.
-pub const BELOW_BAR_EXIT: u8 = 99;
+pub(crate) const BELOW_BAR_EXIT: u8 = 99;
 
 /// Refuses `--fail-under` for a benchmark without `scoring`, before anything runs.
 pub fn ensure_scored(has_scoring: bool, fail_under: Option<f64>) -> Result<()> {
@@ -17,7 +17,7 @@ pub fn ensure_scored(has_scoring: bool, fail_under: Option<f64>) -> Result<()> {
 
 /// One line per participant whose overall composite score is below `bar` (a score that
 /// is not a number fails too), e.g. `slow scored 46.5, below --fail-under 50`.
-pub fn below_bar(summary: &Summary, bar: f64) -> Vec<String> {
+pub(crate) fn below_bar(summary: &Summary, bar: f64) -> Vec<String> {
     summary
         .overall_rows()
         .into_iter()

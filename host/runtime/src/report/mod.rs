@@ -9,7 +9,7 @@ pub mod origin;
 pub mod participants;
 pub mod results;
 pub mod saved;
-pub mod step_summary;
+pub(crate) mod step_summary;
 pub mod summary;
 pub mod table;
 

@@ -49,7 +49,7 @@ fn run_git(args: &[&str]) -> Option<String> {
 /// `triggeredBy`, then bench's stand-ins for `nodeVersion` (`benchVersion`,
 /// `wasmtimeVersion`), and `platform`/`arch` spelled as Node.js spells them (`linux`,
 /// `darwin`, `win32`; `x64`, `arm64`).
-pub fn summary_run(manifest: &RunManifest) -> Value {
+pub(crate) fn summary_run(manifest: &RunManifest) -> Value {
     let host = &manifest.host;
     let run = SummaryRun {
         origin: &manifest.origin,

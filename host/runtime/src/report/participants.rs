@@ -8,7 +8,7 @@ use crate::scoring::{compute_stats, display_unit, samples_in, Stats, DEFAULT_TRI
 use serde_json::{json, Value};
 
 /// Name of the task-latency metric.
-pub const LATENCY: &str = "latencyMs";
+pub(crate) const LATENCY: &str = "latencyMs";
 
 /// One participant's plain numbers.
 #[derive(Debug, Clone, PartialEq)]
@@ -39,7 +39,7 @@ pub struct MetricStats {
 
 impl ParticipantStats {
     /// Successful records / records (0 without records).
-    pub fn success_rate(&self) -> f64 {
+    pub(crate) fn success_rate(&self) -> f64 {
         if self.tasks == 0 {
             0.0
         } else {
@@ -48,7 +48,7 @@ impl ParticipantStats {
     }
 
     /// The JSON object of `summary.json` (numbers as JavaScript prints them).
-    pub fn to_json(&self) -> Value {
+    pub(crate) fn to_json(&self) -> Value {
         let metrics: Vec<Value> = self
             .metrics
             .iter()
@@ -75,7 +75,7 @@ impl ParticipantStats {
 
 /// The plain numbers of every participant, in the given order. `display_metrics` is the
 /// config's `display.metrics`, consulted for units.
-pub fn participant_stats(
+pub(crate) fn participant_stats(
     participants: &[(String, Vec<TaskRecord>)],
     display_metrics: Option<&Value>,
 ) -> Vec<ParticipantStats> {

@@ -16,7 +16,7 @@ const RUN_JSON: &str = "run.json";
 
 /// One line of `records.ndjson`: the participant, then the upstream record keys.
 #[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct RecordLine {
+pub(crate) struct RecordLine {
     /// The participant's name.
     pub participant: String,
     /// The task record.
@@ -45,7 +45,7 @@ struct ParticipantLog {
 }
 
 /// Most lines of one participant log; then `... (worker log truncated)` and nothing more.
-pub const MAX_LOG_LINES: usize = 100_000;
+pub(crate) const MAX_LOG_LINES: usize = 100_000;
 
 impl ResultsWriter {
     /// Creates the directory, its `logs/` folder and an empty `records.ndjson` up front, so a
@@ -78,7 +78,7 @@ impl ResultsWriter {
 
     /// Appends a finished task's record and its log lines (written out by [`Self::flush`],
     /// which the executors call at least every 20 ms while tasks run).
-    pub fn append(&mut self, participant: &str, finished: &Finished) -> Result<()> {
+    pub(crate) fn append(&mut self, participant: &str, finished: &Finished) -> Result<()> {
         let line = RecordLineRef {
             participant,
             record: &finished.record,
@@ -158,7 +158,7 @@ pub fn read_manifest(dir: &Path) -> Result<RunManifest> {
 }
 
 /// Reads `records.ndjson` back.
-pub fn read_records(dir: &Path) -> Result<Vec<RecordLine>> {
+pub(crate) fn read_records(dir: &Path) -> Result<Vec<RecordLine>> {
     let path = dir.join("records.ndjson");
     let text = std::fs::read_to_string(&path)
         .with_context(|| format!("cannot read {}", path.display()))?;

@@ -6,7 +6,7 @@ use std::io::Write as _;
 use std::path::Path;
 
 /// GitHub's limit on the size of one step's summary.
-pub const LIMIT_BYTES: u64 = 1024 * 1024;
+pub(crate) const LIMIT_BYTES: u64 = 1024 * 1024;
 
 /// Closes a summary cut short to fit the limit.
 const TRUNCATED: &str = "\n_Summary truncated to stay under the 1 MiB step-summary limit._\n";
@@ -14,7 +14,7 @@ const TRUNCATED: &str = "\n_Summary truncated to stay under the 1 MiB step-summa
 /// Appends `markdown` to the step-summary file at `path`, cut at a line end if the whole of
 /// it would take the file to 1 MiB or more; nothing is written when not even the note fits.
 /// Returns whether anything was written.
-pub fn append(path: &Path, markdown: &str) -> Result<bool> {
+pub(crate) fn append(path: &Path, markdown: &str) -> Result<bool> {
     let existing = match std::fs::metadata(path) {
         Ok(metadata) => metadata.len(),
         Err(error) if error.kind() == std::io::ErrorKind::NotFound => 0,

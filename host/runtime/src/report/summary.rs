@@ -14,7 +14,7 @@ use serde_json::{Map, Value};
 
 /// How percentiles are computed: nearest rank on the sorted samples, after trimming
 /// `floor(n × trim)` samples from each end (spec §4.3).
-pub const PERCENTILE_METHOD: &str = "nearest-rank";
+pub(crate) const PERCENTILE_METHOD: &str = "nearest-rank";
 
 /// What a run's numbers are.
 #[derive(Debug, Clone, PartialEq)]
@@ -74,7 +74,7 @@ impl Summary {
     }
 
     /// Each participant's row over all its records (the first of its rows), when scored.
-    pub fn overall_rows(&self) -> Vec<&SummaryRow> {
+    pub(crate) fn overall_rows(&self) -> Vec<&SummaryRow> {
         let Verdict::Scored { results, .. } = &self.verdict else {
             return Vec::new();
         };
@@ -88,7 +88,7 @@ impl Summary {
     }
 
     /// The `summary.json` object.
-    pub fn to_json(&self) -> Value {
+    pub(crate) fn to_json(&self) -> Value {
         let mut summary = Map::new();
         summary.insert("run".into(), self.run.clone());
         match &self.verdict {
@@ -107,7 +107,7 @@ impl Summary {
     }
 
     /// The text of `summary.json`: pretty-printed with a final newline.
-    pub fn to_json_text(&self) -> String {
+    pub(crate) fn to_json_text(&self) -> String {
         let mut text = serde_json::to_string_pretty(&self.to_json()).expect("JSON serializes");
         text.push('\n');
         text

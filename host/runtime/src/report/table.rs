@@ -10,11 +10,11 @@ use comfy_table::{Cell, CellAlignment, Table};
 use serde_json::Value;
 
 /// What a metric column's cells hold.
-pub const STATS_DETAIL: &str = "median / p95 / p99";
+pub(crate) const STATS_DETAIL: &str = "median / p95 / p99";
 
 /// A column heading: a title and an optional second line.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Heading {
+pub(crate) struct Heading {
     /// First line (`participant`, `uploadMs (ms)`…).
     pub title: String,
     /// Second line (what the cells hold), if any.
@@ -25,7 +25,7 @@ pub struct Heading {
 
 /// A rendered summary: headings and rows of cell text.
 #[derive(Debug, Clone, PartialEq)]
-pub struct SummaryTable {
+pub(crate) struct SummaryTable {
     /// Column headings.
     pub headings: Vec<Heading>,
     /// Rows of cells, one per heading.
@@ -34,7 +34,7 @@ pub struct SummaryTable {
 
 impl SummaryTable {
     /// The table of a summary.
-    pub fn of(summary: &Summary) -> Self {
+    pub(crate) fn of(summary: &Summary) -> Self {
         match &summary.verdict {
             Verdict::Scored { results, .. } => {
                 let mut dimension_keys: Vec<&str> = Vec::new();
@@ -130,7 +130,7 @@ impl SummaryTable {
     }
 
     /// The table for a terminal, framed with box-drawing characters.
-    pub fn render(&self) -> String {
+    pub(crate) fn render(&self) -> String {
         let mut table = Table::new();
         table.load_preset(UTF8_FULL_CONDENSED);
         table.set_header(self.headings.iter().map(|heading| {
@@ -207,7 +207,7 @@ fn stats_text(median: f64, p95: f64, p99: f64) -> String {
 }
 
 /// A number for reading: two decimals at most, three significant digits below 1.
-pub fn number_text(x: f64) -> String {
+pub(crate) fn number_text(x: f64) -> String {
     if !x.is_finite() || x == 0.0 {
         return js::number_to_string(x);
     }
@@ -222,7 +222,7 @@ pub fn number_text(x: f64) -> String {
 }
 
 /// A success rate as a percentage with two decimals at most (`83.33%`).
-pub fn rate_text(rate: f64) -> String {
+pub(crate) fn rate_text(rate: f64) -> String {
     format!("{}%", number_text(rate * 100.0))
 }
 

@@ -15,7 +15,7 @@ use tokio::sync::watch;
 
 /// The earliest deadline among the open steps that have a timeout.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct StepDeadline {
+pub(crate) struct StepDeadline {
     /// When the step times out.
     pub at: Instant,
     /// The step's name.
@@ -26,7 +26,7 @@ pub struct StepDeadline {
 
 impl StepDeadline {
     /// The upstream timeout message: `Step "<name>" timed out after <ms>ms`.
-    pub fn message(&self) -> String {
+    pub(crate) fn message(&self) -> String {
         format!(
             "Step \"{}\" timed out after {}ms",
             self.step, self.timeout_ms
@@ -102,7 +102,7 @@ impl TaskRecorder {
     }
 
     /// Watches the deadline of the open steps (to interrupt a task whose step timed out).
-    pub fn watch_deadline(&self) -> watch::Receiver<Option<StepDeadline>> {
+    pub(crate) fn watch_deadline(&self) -> watch::Receiver<Option<StepDeadline>> {
         self.deadline.subscribe()
     }
 
@@ -129,7 +129,7 @@ impl TaskRecorder {
 
     /// Takes the participant-log lines written since the last call (with a note when lines
     /// over [`MAX_TASK_LOG_LINES`] were dropped).
-    pub fn take_log(&mut self) -> Vec<String> {
+    pub(crate) fn take_log(&mut self) -> Vec<String> {
         let dropped = std::mem::take(&mut self.log_dropped);
         if dropped > 0 {
             let note = format!(
@@ -142,7 +142,7 @@ impl TaskRecorder {
     }
 
     /// Appends a line to the participant log, stamped and prefixed with the task index.
-    pub fn log_line(&mut self, text: &str) {
+    pub(crate) fn log_line(&mut self, text: &str) {
         let line = format!("{} [task {}] {text}", now_iso(), self.task_index);
         self.push_log(line);
     }

@@ -2,7 +2,7 @@
 //! config passes through, with values from the host; nothing else of the host environment.
 
 /// The variables `names` that are set on the host, in order, without duplicates.
-pub fn granted_env<'a>(
+pub(crate) fn granted_env<'a>(
     names: impl IntoIterator<Item = &'a String>,
     lookup: impl Fn(&str) -> Option<String>,
 ) -> Vec<(String, String)> {

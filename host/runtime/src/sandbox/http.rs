@@ -159,7 +159,7 @@ impl OutboundHttp {
     }
 
     /// Takes the destinations denied since the last call.
-    pub fn take_denied(&mut self) -> Vec<String> {
+    pub(crate) fn take_denied(&mut self) -> Vec<String> {
         std::mem::take(&mut self.denied)
     }
 

@@ -3,13 +3,13 @@
 use std::time::Duration;
 
 /// Default memory limit of one sandbox.
-pub const DEFAULT_MAX_MEMORY_BYTES: usize = 512 << 20;
+pub(crate) const DEFAULT_MAX_MEMORY_BYTES: usize = 512 << 20;
 
 /// Most bytes of measurements and returned data one task may record.
-pub const MAX_RECORD_DATA_BYTES: usize = 1 << 20;
+pub(crate) const MAX_RECORD_DATA_BYTES: usize = 1 << 20;
 
 /// Most participant-log lines one task may produce before further lines are dropped.
-pub const MAX_TASK_LOG_LINES: usize = 100_000;
+pub(crate) const MAX_TASK_LOG_LINES: usize = 100_000;
 
 /// Limits of one sandbox.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -65,7 +65,7 @@ impl StopCode {
 
     /// What stopped a trapped task: [`MemoryLimit`](Self::MemoryLimit) when it hit the
     /// memory limit, else [`Trap`](Self::Trap).
-    pub fn of_trap(error: &wasmtime::Error) -> Self {
+    pub(crate) fn of_trap(error: &wasmtime::Error) -> Self {
         let text = format!("{error:#}");
         if text.contains("forcing trap when growing memory") {
             Self::MemoryLimit

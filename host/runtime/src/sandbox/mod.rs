@@ -8,7 +8,7 @@ pub mod fs;
 pub mod grants;
 pub mod http;
 pub mod limits;
-pub mod stdio;
+pub(crate) mod stdio;
 
 use crate::sandbox::context::TaskRecorder;
 use fs::DirGrant;
@@ -85,7 +85,7 @@ impl SandboxState {
 
 /// Creates a sandbox store: its guest yields to the async executor at every epoch tick, so
 /// a deadline can interrupt even a CPU-bound loop.
-pub fn new_store(engine: &Engine, capabilities: &Capabilities) -> Store<SandboxState> {
+pub(crate) fn new_store(engine: &Engine, capabilities: &Capabilities) -> Store<SandboxState> {
     let mut store = Store::new(engine, SandboxState::new(capabilities));
     store.limiter(|state| &mut state.store_limits);
     store.epoch_deadline_async_yield_and_update(1);

@@ -28,7 +28,7 @@ struct Captured {
 impl CapturedOutput {
     /// Takes the complete lines written since the last call (and, with `flush_partial`, an
     /// unterminated last line too), plus how many bytes were dropped over the cap.
-    pub fn take_lines(&self, flush_partial: bool) -> (Vec<String>, usize) {
+    pub(crate) fn take_lines(&self, flush_partial: bool) -> (Vec<String>, usize) {
         let mut captured = self.lock();
         let end = if flush_partial {
             captured.bytes.len()
@@ -50,7 +50,7 @@ impl CapturedOutput {
     }
 
     /// The last non-blank line written (e.g. a panic message), without taking it.
-    pub fn last_line(&self) -> Option<String> {
+    pub(crate) fn last_line(&self) -> Option<String> {
         let captured = self.lock();
         String::from_utf8_lossy(&captured.bytes)
             .lines()

@@ -6,7 +6,7 @@ use serde_json::{Map, Value};
 
 /// A copy of `tags` as upstream's JSON round trip leaves it: integral numbers print without
 /// a fraction.
-pub fn normalized(tags: &Map<String, Value>) -> Map<String, Value> {
+pub(crate) fn normalized(tags: &Map<String, Value>) -> Map<String, Value> {
     tags.iter()
         .map(|(key, value)| (key.clone(), normalized_value(value)))
         .collect()
@@ -15,7 +15,11 @@ pub fn normalized(tags: &Map<String, Value>) -> Map<String, Value> {
 /// The dimensions of a group's row: `base` with `key` set to the group's value. A key that
 /// is already present keeps its position and takes the new value, as a JavaScript spread
 /// does; a `null` value is kept.
-pub fn with_group_value(base: &Map<String, Value>, key: &str, value: &Value) -> Map<String, Value> {
+pub(crate) fn with_group_value(
+    base: &Map<String, Value>,
+    key: &str,
+    value: &Value,
+) -> Map<String, Value> {
     let mut dimensions = base.clone();
     dimensions.insert(key.to_owned(), normalized_value(value));
     dimensions

@@ -7,7 +7,7 @@ use std::collections::HashMap;
 
 /// Records sharing one value of the grouping field.
 #[derive(Debug, PartialEq)]
-pub struct RecordGroup<'a> {
+pub(crate) struct RecordGroup<'a> {
     /// The shared value; `None` for the records lacking the field.
     pub value: Option<&'a Value>,
     /// The group's records, in their original order.
@@ -17,7 +17,10 @@ pub struct RecordGroup<'a> {
 /// Splits records by the value of data field `key`, groups in order of first appearance.
 /// Values are the same when their JavaScript JSON text is (`1` and `1.0` are, `1` and
 /// `"1"` are not); records lacking the field form one group of their own.
-pub fn group_by_data_value<'a>(records: &'a [TaskRecord], key: &str) -> Vec<RecordGroup<'a>> {
+pub(crate) fn group_by_data_value<'a>(
+    records: &'a [TaskRecord],
+    key: &str,
+) -> Vec<RecordGroup<'a>> {
     let mut groups: Vec<RecordGroup<'a>> = Vec::new();
     let mut index_by_text: HashMap<Option<String>, usize> = HashMap::new();
     for record in records {

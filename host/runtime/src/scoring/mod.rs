@@ -18,8 +18,9 @@ mod units;
 mod validate;
 
 pub use row::{MetricSummary, SummaryRow};
-pub use score::{score, score_stat};
-pub use spec::{scoring_config_to_spec, MetricScoring, ScoringSpec, Weights};
-pub use stats::{collect_samples, compute_stats, samples_in, Stats, DEFAULT_TRIM};
-pub use units::display_unit;
-pub use validate::{validate_scoring_spec, ScoringSpecError};
+pub use score::score;
+pub(crate) use spec::scoring_config_to_spec;
+pub use stats::Stats;
+pub(crate) use stats::{compute_stats, samples_in, DEFAULT_TRIM};
+pub(crate) use units::display_unit;
+pub use validate::ScoringSpecError;

@@ -48,12 +48,12 @@ mod js_number {
     use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
     /// Writes `x` as JavaScript would.
-    pub fn serialize<S: Serializer>(x: &f64, serializer: S) -> Result<S::Ok, S::Error> {
+    pub(crate) fn serialize<S: Serializer>(x: &f64, serializer: S) -> Result<S::Ok, S::Error> {
         crate::js::number(*x).serialize(serializer)
     }
 
     /// Reads a number, or `null` as NaN.
-    pub fn deserialize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<f64, D::Error> {
+    pub(crate) fn deserialize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<f64, D::Error> {
         Ok(Option::<f64>::deserialize(deserializer)?.unwrap_or(f64::NAN))
     }
 }

@@ -16,7 +16,7 @@ use serde_json::{Map, Value};
 /// above `ceiling`, linear between. Lower is better: `max(0, 100 × (1 − stat / ceiling))`,
 /// with no upper clamp (a negative stat scores above 100) and `floor` ignored; a zero
 /// ceiling gives what JavaScript gives (0, +∞ or NaN).
-pub fn score_stat(stat: f64, metric: &MetricScoring) -> f64 {
+pub(crate) fn score_stat(stat: f64, metric: &MetricScoring) -> f64 {
     if metric.higher_is_better {
         let floor = metric.floor.unwrap_or(0.0);
         if stat <= floor {

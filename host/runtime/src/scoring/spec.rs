@@ -50,7 +50,7 @@ pub struct MetricScoring {
 
 impl MetricScoring {
     /// The record data field holding this metric's samples.
-    pub fn data_key(&self) -> &str {
+    pub(crate) fn data_key(&self) -> &str {
         self.value_key.as_deref().unwrap_or(&self.name)
     }
 }
@@ -73,7 +73,7 @@ pub struct ScoringSpec {
 impl ScoringSpec {
     /// Whether a record counts as passing: its status is success and, when the spec
     /// requires data, every required field is present and strictly equal to its value.
-    pub fn passes(&self, record: &TaskRecord) -> bool {
+    pub(crate) fn passes(&self, record: &TaskRecord) -> bool {
         record.is_success()
             && self.require_data.as_ref().is_none_or(|required| {
                 required.iter().all(|(key, expected)| {
@@ -103,7 +103,7 @@ fn strictly_equal(a: &Value, b: &Value) -> bool {
 /// always set, `""` when neither declares one. Missing or malformed fields never panic: a
 /// missing number reads as NaN (as JavaScript reads `undefined` in arithmetic), a missing
 /// optional number as absent, a missing list as empty.
-pub fn scoring_config_to_spec(
+pub(crate) fn scoring_config_to_spec(
     scoring: &Value,
     dimensions: Option<&Value>,
     display: Option<&Value>,

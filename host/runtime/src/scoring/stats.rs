@@ -6,7 +6,7 @@ use serde_json::Value;
 use std::cmp::Ordering;
 
 /// The share of samples trimmed from each end when a metric declares no `trim`.
-pub const DEFAULT_TRIM: f64 = 0.05;
+pub(crate) const DEFAULT_TRIM: f64 = 0.05;
 
 /// Median and tail percentiles of one metric's samples.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -22,7 +22,7 @@ pub struct Stats {
 /// Gathers the samples stored under `data_key` in the records' data, in record order: a
 /// number is one sample, an array contributes each of its number elements, anything else
 /// (strings, booleans, null, objects, an absent key) contributes nothing.
-pub fn collect_samples<'a>(
+pub(crate) fn collect_samples<'a>(
     data_key: &str,
     records: impl IntoIterator<Item = &'a TaskRecord>,
 ) -> Vec<f64> {
@@ -37,7 +37,7 @@ pub fn collect_samples<'a>(
 
 /// The samples one data value holds: a finite number is one sample, an array gives each of
 /// its finite number elements, anything else gives none.
-pub fn samples_in(value: &Value) -> Vec<f64> {
+pub(crate) fn samples_in(value: &Value) -> Vec<f64> {
     match value {
         Value::Array(items) => items.iter().filter_map(finite_number).collect(),
         value => finite_number(value).into_iter().collect(),
@@ -51,7 +51,7 @@ fn finite_number(value: &Value) -> Option<f64> {
 /// Sorts the samples, drops `floor(n × trim)` of them from each end (only when that leaves
 /// at least one), and returns the median and the nearest-rank p95 and p99 of what is kept.
 /// No samples give all zeros.
-pub fn compute_stats(values: &[f64], trim: f64) -> Stats {
+pub(crate) fn compute_stats(values: &[f64], trim: f64) -> Stats {
     if values.is_empty() {
         return Stats {
             median: 0.0,

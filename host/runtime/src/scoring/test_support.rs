@@ -5,7 +5,7 @@ use crate::record::{Status, TaskRecord};
 use serde_json::Value;
 
 /// A task record with the given status and data (`data` that is not an object: no data).
-pub fn record(status: Status, data: Value) -> TaskRecord {
+pub(super) fn record(status: Status, data: Value) -> TaskRecord {
     TaskRecord {
         task_index: 0,
         status,
@@ -20,7 +20,7 @@ pub fn record(status: Status, data: Value) -> TaskRecord {
 
 /// A lower-is-better metric reading the field `name`, like upstream's `lowerIsBetter`;
 /// `weights` are the median, p95 and p99 weights.
-pub fn lower_is_better(name: &str, ceiling: f64, weights: [f64; 3]) -> MetricScoring {
+pub(crate) fn lower_is_better(name: &str, ceiling: f64, weights: [f64; 3]) -> MetricScoring {
     let [median, p95, p99] = weights;
     MetricScoring {
         name: name.to_owned(),
@@ -35,7 +35,7 @@ pub fn lower_is_better(name: &str, ceiling: f64, weights: [f64; 3]) -> MetricSco
 }
 
 /// A higher-is-better metric reading the field `name`, like upstream's `higherIsBetter`.
-pub fn higher_is_better(
+pub(crate) fn higher_is_better(
     name: &str,
     floor: Option<f64>,
     ceiling: f64,

@@ -5,7 +5,7 @@ use serde_json::Value;
 /// The `unit` of the `display.metrics` entry whose `key` is `key` (the last such entry, as
 /// upstream builds a `Map` from the list); `None` when no entry has that key or the entry
 /// declares no string unit. A `display_metrics` value that is not an array declares nothing.
-pub fn display_unit<'a>(display_metrics: &'a Value, key: &str) -> Option<&'a str> {
+pub(crate) fn display_unit<'a>(display_metrics: &'a Value, key: &str) -> Option<&'a str> {
     display_metrics
         .as_array()?
         .iter()

@@ -18,7 +18,7 @@ pub struct ScoringSpecError {
 /// weight in turn, `((total + median) + p95) + p99`, and the message prints it and each
 /// metric's own total with JavaScript's `toFixed(3)`. A NaN total passes, as upstream's
 /// comparison is false for NaN.
-pub fn validate_scoring_spec(spec: &ScoringSpec) -> Result<(), ScoringSpecError> {
+pub(crate) fn validate_scoring_spec(spec: &ScoringSpec) -> Result<(), ScoringSpecError> {
     let total = spec.metrics.iter().fold(0.0, |total, metric| {
         total + metric.weights.median + metric.weights.p95 + metric.weights.p99
     });
