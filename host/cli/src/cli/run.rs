@@ -16,7 +16,8 @@ use bench_runtime::report::console::{Console, Header};
 use bench_runtime::report::export::ExportManager;
 use bench_runtime::report::finish::{finish, RunResults};
 use bench_runtime::report::origin;
-use bench_runtime::report::results::ResultsWriter;
+use bench_runtime::report::paths;
+use bench_runtime::report::results::{renamed_log_files, ResultsWriter};
 use bench_runtime::report::RunReporter;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -48,11 +49,11 @@ pub(super) async fn run(task_path: &Path, argv: &[String]) -> Result<ExitCode> {
     let schedule = Arc::new(Schedule::for_run(&config, &resolved));
     let started_at = SystemTime::now();
     let run_id = run_id(started_at);
-    let dir = flags.out.as_ref().map(PathBuf::from).unwrap_or_else(|| {
-        PathBuf::from("bench-results")
-            .join(&resolved.benchmark_slug)
-            .join(&run_id)
-    });
+    let dir = flags
+        .out
+        .as_ref()
+        .map(PathBuf::from)
+        .unwrap_or_else(|| paths::results_dir(&resolved.benchmark_slug, &run_id));
     let exports = ExportManager::create(&flags.exports)?;
     let results = ResultsWriter::create(&dir)?;
     let names: Vec<String> = available.iter().map(|p| p.name.clone()).collect();
@@ -66,6 +67,7 @@ pub(super) async fn run(task_path: &Path, argv: &[String]) -> Result<ExitCode> {
         origin: origin::collect_here(),
         completed_at: None,
         tasks: None,
+        log_files: renamed_log_files(names.iter().map(String::as_str)),
     };
     results.write_run_json(&manifest)?;
 

@@ -9,6 +9,7 @@ use crate::js;
 use crate::record::TaskRecord;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
+use std::collections::BTreeMap;
 
 /// What `run.json` holds, in its key order. Optional keys are absent, never `null`; keys
 /// it does not know (from other versions) are ignored when read.
@@ -38,6 +39,10 @@ pub struct RunManifest {
     /// How many tasks ran and failed, once the run is over.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tasks: Option<TaskCounts>,
+    /// Participants whose log is not `logs/<name>.log` (a name that is not a safe file
+    /// name), each with the file that holds it, relative to the results directory.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub log_files: BTreeMap<String, String>,
 }
 
 impl RunManifest {

@@ -7,6 +7,7 @@ pub mod finish;
 pub mod gate;
 pub mod origin;
 pub mod participants;
+pub mod paths;
 pub mod results;
 pub mod saved;
 pub(crate) mod step_summary;

@@ -1,12 +1,13 @@
 //! The local results directory of one run: `run.json`, `records.ndjson` (one record per
 //! line, written as each task finishes) and `logs/<participant>.log`.
 
+use super::paths;
 use crate::events::Finished;
 use crate::plan::RunManifest;
 use crate::record::TaskRecord;
 use anyhow::{Context as _, Result};
 use serde::{Deserialize, Serialize};
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
@@ -135,16 +136,24 @@ impl ResultsWriter {
     }
 }
 
-/// A participant name made safe as a file name.
+/// The stem of a participant's log file (`logs/<stem>.log`): the name itself when it is
+/// file-name safe and short, else a sanitised prefix and a hash, so distinct participants
+/// never share a file.
 pub fn file_name(participant: &str) -> String {
-    participant
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || "-_.".contains(c) {
-                c
-            } else {
-                '_'
-            }
+    paths::safe_component(participant)
+}
+
+/// The participants whose log file is not `logs/<name>.log` (their name is not a safe,
+/// short file name), each with its file relative to the results directory; `run.json` lists
+/// them.
+pub fn renamed_log_files<'a>(
+    participants: impl IntoIterator<Item = &'a str>,
+) -> BTreeMap<String, String> {
+    participants
+        .into_iter()
+        .filter_map(|name| {
+            let stem = file_name(name);
+            (stem != name).then(|| (name.to_owned(), format!("logs/{stem}.log")))
         })
         .collect()
 }
@@ -182,9 +191,25 @@ mod tests {
     fn the_manifest_written_is_the_manifest_read() {
         let dir = tempfile::tempdir().unwrap();
         let writer = ResultsWriter::create(dir.path()).unwrap();
-        let manifest = test_manifest(json!({"display": {"metrics": []}}));
+        let manifest = test_manifest(json!({
+            "display": {"metrics": []},
+            "logFiles": {"a/b": "logs/a_b~0123456789abcdef.log"},
+        }));
         writer.write_run_json(&manifest).unwrap();
         assert_eq!(read_manifest(dir.path()).unwrap(), manifest);
+    }
+
+    #[test]
+    fn only_participants_without_a_safe_file_name_are_listed_as_renamed() {
+        let long = "n".repeat(300);
+        let renamed = renamed_log_files(["alpha", "a/b", "a_b", long.as_str()]);
+        assert_eq!(
+            renamed.keys().map(String::as_str).collect::<Vec<_>>(),
+            ["a/b", long.as_str()]
+        );
+        assert_eq!(renamed["a/b"], format!("logs/{}.log", file_name("a/b")));
+        assert_ne!(file_name("a/b"), file_name("a_b"));
+        assert!(renamed[&long].len() < 80, "{}", renamed[&long]);
     }
 
     #[test]
