@@ -3,6 +3,7 @@
 //! participant; `limits` at the benchmark level.
 
 use crate::js;
+use crate::sandbox::env;
 use serde_json::{Map, Value};
 
 /// Sandbox grants and limits declared by the config.
@@ -25,10 +26,15 @@ pub(super) fn validate(config: &Map<String, Value>) -> Result<(), String> {
     for key in ["allowedHosts", "passEnv"] {
         string_list(config.get(key), key)?;
     }
+    no_reserved_env(config.get("passEnv"), "passEnv")?;
     if let Some(participants) = config.get("participants").and_then(Value::as_array) {
         for (i, participant) in participants.iter().enumerate() {
             for key in ["allowedHosts", "passEnv"] {
                 string_list(participant.get(key), &format!("participants[{i}].{key}"))?;
+            }
+            for key in ["requiredEnvVars", "passEnv"] {
+                let field = format!("participants[{i}].{key}");
+                no_reserved_env(participant.get(key), &field)?;
             }
         }
     }
@@ -81,6 +87,21 @@ pub(crate) fn strings(value: Option<&Value>) -> Vec<String> {
         .unwrap_or_default()
 }
 
+/// Refuses a list of variable names that asks for one of bench's own variables.
+fn no_reserved_env(value: Option<&Value>, field: &str) -> Result<(), String> {
+    let names = value.and_then(Value::as_array).into_iter().flatten();
+    match names
+        .filter_map(Value::as_str)
+        .find(|name| env::is_reserved(name))
+    {
+        Some(name) => Err(format!(
+            "{field} asks for {name}, one of bench's own variables (platform credentials and \
+             settings are never passed to a task)"
+        )),
+        None => Ok(()),
+    }
+}
+
 fn string_list(value: Option<&Value>, field: &str) -> Result<(), String> {
     match value {
         None => Ok(()),
@@ -119,6 +140,39 @@ mod tests {
         assert_eq!(
             check(
                 json!({"allowedHosts": ["http://127.0.0.1:*"], "limits": {"taskTimeoutMs": 500}})
+            ),
+            Ok(())
+        );
+    }
+
+    #[test]
+    fn a_config_asking_for_benchs_own_variables_is_refused() {
+        let refused = " one of bench's own variables (platform credentials and settings are \
+                       never passed to a task)";
+        assert_eq!(
+            check(json!({"participants": [
+                {"name": "a"},
+                {"name": "b", "requiredEnvVars": ["API_KEY", "BENCHMARKS_PLATFORM_API_KEY"]},
+            ]})),
+            Err(format!(
+                "participants[1].requiredEnvVars asks for BENCHMARKS_PLATFORM_API_KEY,{refused}"
+            ))
+        );
+        assert_eq!(
+            check(json!({"passEnv": ["BENCHMARKS_PLATFORM_TOKEN"]})),
+            Err(format!(
+                "passEnv asks for BENCHMARKS_PLATFORM_TOKEN,{refused}"
+            ))
+        );
+        assert_eq!(
+            check(json!({"participants": [{"name": "a", "passEnv": ["BENCHSDK_NO_INGEST"]}]})),
+            Err(format!(
+                "participants[0].passEnv asks for BENCHSDK_NO_INGEST,{refused}"
+            ))
+        );
+        assert_eq!(
+            check(
+                json!({"passEnv": ["HOME"], "participants": [{"name": "a", "requiredEnvVars": ["API_KEY"]}]})
             ),
             Ok(())
         );

@@ -1,14 +1,35 @@
 //! The environment a participant's sandbox sees: its own `requiredEnvVars` and the names the
-//! config passes through, with values from the host; nothing else of the host environment.
+//! config passes through, with values from the host; nothing else of the host environment,
+//! and never bench's own credentials and settings ([`is_reserved`]).
 
-/// The variables `names` that are set on the host, in order, without duplicates.
+/// Prefixes of the variables that hold bench's platform credentials and settings.
+const RESERVED_PREFIXES: [&str; 2] = ["BENCHMARKS_PLATFORM_", "BENCHSDK_"];
+
+/// Other variables bench reads for itself.
+const RESERVED_NAMES: [&str; 3] = [
+    "BENCH_CACHE_DIR",
+    "BENCH_SDK_DIR",
+    "BENCHMARK_METRICS_INTERVAL_MS",
+];
+
+/// Whether `name` is one of bench's own variables (platform credentials and URL, bench's
+/// settings), which no task is ever granted.
+pub(crate) fn is_reserved(name: &str) -> bool {
+    RESERVED_PREFIXES
+        .iter()
+        .any(|prefix| name.starts_with(prefix))
+        || RESERVED_NAMES.contains(&name)
+}
+
+/// The variables `names` that are set on the host, in order, without duplicates; bench's
+/// own variables are left out even if named (the config's validation refuses them first).
 pub(crate) fn granted_env<'a>(
     names: impl IntoIterator<Item = &'a String>,
     lookup: impl Fn(&str) -> Option<String>,
 ) -> Vec<(String, String)> {
     let mut granted: Vec<(String, String)> = Vec::new();
     for name in names {
-        if granted.iter().any(|(seen, _)| seen == name) {
+        if is_reserved(name) || granted.iter().any(|(seen, _)| seen == name) {
             continue;
         }
         if let Some(value) = lookup(name) {
@@ -30,5 +51,29 @@ mod tests {
             granted_env(&names, lookup),
             [("A".to_owned(), "secret".to_owned())]
         );
+    }
+
+    #[test]
+    fn benchs_own_variables_are_reserved_and_never_granted() {
+        for name in [
+            "BENCHMARKS_PLATFORM_API_KEY",
+            "BENCHMARKS_PLATFORM_TOKEN",
+            "BENCHMARKS_PLATFORM_URL",
+            "BENCHSDK_NO_INGEST",
+            "BENCH_CACHE_DIR",
+            "BENCH_SDK_DIR",
+            "BENCHMARK_METRICS_INTERVAL_MS",
+        ] {
+            assert!(is_reserved(name), "{name}");
+            assert_eq!(granted_env(&[name.to_owned()], |_| Some("v".into())), []);
+        }
+        for name in [
+            "API_KEY",
+            "BENCH_TEST_SECRET",
+            "BENCHMARKS_PLATFORM",
+            "HOME",
+        ] {
+            assert!(!is_reserved(name), "{name}");
+        }
     }
 }
