@@ -17,7 +17,7 @@ use anyhow::{bail, Result};
 use bench_runtime::events::{RunEvent, RunObserver};
 use bench_runtime::metrics::MetricsRecorder;
 use bench_runtime::plan::RunManifest;
-use bench_runtime::report::console::Console;
+use bench_runtime::report::console::{escape, Console};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -92,8 +92,8 @@ impl PlatformRun {
                     ),
                     None => format!("Run created: {} ({})", run.name, run.id),
                 };
-                console.line(&created);
-                console.line(&format!("View at: {}", run.dashboard_url));
+                console.line(&escape(&created));
+                console.line(&escape(&format!("View at: {}", run.dashboard_url)));
                 console.line("");
                 console.flush();
             }
@@ -164,10 +164,12 @@ impl PlatformRun {
             match self.claim(name).await {
                 Ok(Begin::Run) => {}
                 Ok(Begin::NoWorker { .. }) => eprintln!(
-                    "  {name}: could not claim a platform worker — running without platform reporting."
+                    "  {}: could not claim a platform worker — running without platform reporting.",
+                    escape(name)
                 ),
                 Err(error) => eprintln!(
-                    "  {name}: reporter claim failed ({error}) — running without platform reporting."
+                    "  {}: reporter claim failed ({error}) — running without platform reporting.",
+                    escape(name)
                 ),
             }
         }

@@ -3,6 +3,7 @@
 
 use super::task::{prepare, Prepared};
 use anyhow::Result;
+use bench_runtime::report::console::escape;
 use bench_runtime::{js, plan};
 use std::path::Path;
 
@@ -26,7 +27,8 @@ pub(super) async fn check(task_path: &Path, argv: &[String]) -> Result<bool> {
     );
     println!(
         "Benchmark: {} ({})",
-        resolved.benchmark_name, resolved.benchmark_slug
+        escape(&resolved.benchmark_name),
+        escape(&resolved.benchmark_slug)
     );
     println!(
         "Knobs: iterations={}, concurrency={}, staggerDelayMs={}, groupBy={}",
@@ -36,7 +38,7 @@ pub(super) async fn check(task_path: &Path, argv: &[String]) -> Result<bool> {
         resolved.group_by.as_str()
     );
     for participant in available {
-        println!("Participant {}: ready", participant.name);
+        println!("Participant {}: ready", escape(&participant.name));
     }
     for skipped in skipped {
         println!("{}", skipped.line());

@@ -5,6 +5,7 @@ use super::task::prepare;
 use anyhow::Result;
 use bench_runtime::js;
 use bench_runtime::plan;
+use bench_runtime::report::console::escape;
 use bench_runtime::sandbox::limits::Limits;
 use std::path::Path;
 
@@ -15,14 +16,15 @@ pub(super) async fn inspect(task_path: &Path, argv: &[String]) -> Result<()> {
     let resolved = &prepared.resolved;
     println!("Component: {}", task.path.display());
     println!("  size: {} bytes, sha256 {}", task.size_bytes, task.sha256);
-    println!("  exports: {}", task.exports().join(", "));
+    println!("  exports: {}", escape(&task.exports().join(", ")));
     println!("  imports:");
     for import in task.imports() {
-        println!("    {import}");
+        println!("    {}", escape(&import));
     }
     println!(
         "Benchmark: {} ({})",
-        resolved.benchmark_name, resolved.benchmark_slug
+        escape(&resolved.benchmark_name),
+        escape(&resolved.benchmark_slug)
     );
     println!(
         "Knobs: iterations={}, concurrency={}, staggerDelayMs={}, groupBy={}",
@@ -34,7 +36,7 @@ pub(super) async fn inspect(task_path: &Path, argv: &[String]) -> Result<()> {
     if !prepared.config.custom_cli_flags.is_empty() {
         println!(
             "Custom flags: {}",
-            prepared.config.custom_cli_flags.join(", ")
+            escape(&prepared.config.custom_cli_flags.join(", "))
         );
     }
     println!("Participants:");
@@ -44,7 +46,7 @@ pub(super) async fn inspect(task_path: &Path, argv: &[String]) -> Result<()> {
             .for_participant(&prepared.config, participant, |name| {
                 std::env::var(name).ok()
             })?;
-        println!("  {}", participant.name);
+        println!("  {}", escape(&participant.name));
         let env: Vec<&str> = grants.env.iter().map(|(name, _)| name.as_str()).collect();
         println!("    env: {}", list_or_none(&env));
         let hosts: Vec<&str> = grants
@@ -76,11 +78,12 @@ pub(super) async fn inspect(task_path: &Path, argv: &[String]) -> Result<()> {
     Ok(())
 }
 
+/// The items, comma-separated (control characters escaped), or `none`.
 fn list_or_none(items: &[&str]) -> String {
     if items.is_empty() {
         "none".into()
     } else {
-        items.join(", ")
+        escape(&items.join(", ")).into_owned()
     }
 }
 

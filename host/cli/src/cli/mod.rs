@@ -14,6 +14,7 @@ mod run;
 mod serve;
 mod task;
 
+use bench_runtime::report::console::escape;
 use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -142,7 +143,11 @@ fn block_on(command: impl std::future::Future<Output = ExitCode>) -> ExitCode {
 }
 
 /// Prints `Benchmark failed: <message>` on stderr (upstream's wording) and returns exit 1.
+/// A message may quote a task's text: control characters other than line breaks are shown
+/// escaped.
 pub(crate) fn fail(error: &anyhow::Error) -> ExitCode {
-    eprintln!("Benchmark failed: {error:#}");
+    let message = format!("{error:#}");
+    let lines: Vec<_> = message.split('\n').map(escape).collect();
+    eprintln!("Benchmark failed: {}", lines.join("\n"));
     ExitCode::FAILURE
 }

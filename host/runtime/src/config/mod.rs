@@ -11,6 +11,7 @@ mod scoring_section;
 mod tests;
 
 use crate::js;
+use crate::report::console::escape;
 use serde_json::{Map, Value};
 
 pub use fields::is_lowercase_slug;
@@ -144,9 +145,11 @@ pub fn parse_config(json: &str) -> Result<BenchmarkConfig, ConfigError> {
     let Some(object) = raw.as_object() else {
         return Err(ConfigError::Invalid("config must be a JSON object".into()));
     };
-    rules::validate(object).map_err(ConfigError::Invalid)?;
-    sandbox_section::validate(object).map_err(ConfigError::Invalid)?;
-    let participants = rules::participants(object).map_err(ConfigError::Invalid)?;
+    // Messages quote the config's own text: control characters in it are shown escaped.
+    let invalid = |message: String| ConfigError::Invalid(escape(&message).into_owned());
+    rules::validate(object).map_err(invalid)?;
+    sandbox_section::validate(object).map_err(invalid)?;
+    let participants = rules::participants(object).map_err(invalid)?;
     Ok(typed(object, participants, raw.clone()))
 }
 

@@ -3,6 +3,7 @@
 
 use super::PlanError;
 use crate::config::Participant;
+use crate::report::console::escape;
 
 /// The participants named by `--provider` (or `defaultProviders`), in config order; all of
 /// them when `names` is `None`. An empty list selects nobody.
@@ -41,12 +42,13 @@ pub struct Skipped {
 }
 
 impl Skipped {
-    /// The console line upstream prints: `Skipping <name>: missing <A, B>`.
+    /// The console line upstream prints: `Skipping <name>: missing <A, B>` (control
+    /// characters escaped).
     pub fn line(&self) -> String {
         format!(
             "Skipping {}: missing {}",
-            self.name,
-            self.missing.join(", ")
+            escape(&self.name),
+            escape(&self.missing.join(", "))
         )
     }
 }
@@ -84,7 +86,7 @@ pub fn no_participants_message(skipped: &[Skipped]) -> String {
         String::from("No participants have their required env vars set — nothing to run");
     if !skipped.is_empty() {
         let names: Vec<&str> = skipped.iter().map(|s| s.name.as_str()).collect();
-        message.push_str(&format!(" (skipped: {})", names.join(", ")));
+        message.push_str(&format!(" (skipped: {})", escape(&names.join(", "))));
     }
     message.push('.');
     message

@@ -1,9 +1,11 @@
 //! The upstream console lines (spec §3.6), written to stdout through a buffer that is
 //! flushed at least every [`FLUSH_INTERVAL`], so a 100 000-task run is not bound by
-//! terminal writes.
+//! terminal writes. Text a task controls is shown through [`escape`].
 
 use crate::js;
 use crate::record::TaskRecord;
+use std::borrow::Cow;
+use std::fmt::Write as _;
 use std::io::{BufWriter, Stdout, Write};
 use std::time::{Duration, Instant};
 
@@ -12,6 +14,32 @@ const FLUSH_INTERVAL: Duration = Duration::from_millis(50);
 
 /// The banner line: 70 `=`.
 const BANNER: &str = "======================================================================";
+
+/// Text a task controls (names, error codes, messages, data) made safe to print: C0 and C1
+/// control characters and DEL are shown escaped (`\n`, `\r`, `\t`, `\x1b`, `\u{9b}`), so the
+/// text cannot move the cursor, clear the screen, set the window title or fake a line.
+/// Everything else, backslashes included, is kept as it is.
+pub fn escape(text: &str) -> Cow<'_, str> {
+    if !text.chars().any(char::is_control) {
+        return Cow::Borrowed(text);
+    }
+    let mut shown = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        match c {
+            '\n' => shown.push_str("\\n"),
+            '\r' => shown.push_str("\\r"),
+            '\t' => shown.push_str("\\t"),
+            c if u32::from(c) < 0x80 && c.is_control() => {
+                let _ = write!(shown, "\\x{:02x}", u32::from(c));
+            }
+            c if c.is_control() => {
+                let _ = write!(shown, "\\u{{{:x}}}", u32::from(c));
+            }
+            c => shown.push(c),
+        }
+    }
+    Cow::Owned(shown)
+}
 
 /// What the header prints.
 #[derive(Debug, Clone)]
@@ -56,7 +84,10 @@ impl Console {
 
     /// The run header, through the blank line after `Knobs:`.
     pub fn header(&mut self, header: &Header<'_>) {
-        self.line(&format!("{} (self-contained)", header.benchmark_name));
+        self.line(&format!(
+            "{} (self-contained)",
+            escape(header.benchmark_name)
+        ));
         self.line(&format!("Date: {}", header.date));
         if header.dry_run {
             self.line("Dry run: no platform ingest or reporting.");
@@ -76,7 +107,7 @@ impl Console {
     /// The banner that opens a participant (participant mode).
     pub(crate) fn participant_banner(&mut self, participant: &str) {
         self.line(BANNER);
-        self.line(&format!("  Participant: {participant}"));
+        self.line(&format!("  Participant: {}", escape(participant)));
         self.line(BANNER);
         self.flush();
     }
@@ -94,6 +125,7 @@ impl Console {
         } else {
             format!("FAILED \u{2014} {}", record.error_label())
         };
+        let (participant, outcome) = (escape(participant), escape(&outcome));
         self.line(&format!("  [{participant}] Task {n}/{total}: {outcome}"));
     }
 
@@ -117,7 +149,7 @@ impl Console {
     /// `  <name>: done.` or `  <name>: done (with errors).`
     pub(crate) fn round_participant_done(&mut self, participant: &str, failed: bool) {
         let suffix = if failed { " (with errors)" } else { "" };
-        self.line(&format!("  {participant}: done{suffix}."));
+        self.line(&format!("  {}: done{suffix}.", escape(participant)));
     }
 
     /// Writes out everything buffered.
@@ -136,5 +168,31 @@ impl Console {
 impl Drop for Console {
     fn drop(&mut self) {
         self.flush();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn control_characters_are_shown_escaped() {
+        assert_eq!(escape("bad\ncode\x1b[2J"), "bad\\ncode\\x1b[2J");
+        assert_eq!(
+            escape("\u{1b}]0;title\u{7}\r\t\u{7f}\u{9b}31m\0"),
+            "\\x1b]0;title\\x07\\r\\t\\x7f\\u{9b}31m\\x00"
+        );
+    }
+
+    #[test]
+    fn ordinary_text_is_borrowed_unchanged() {
+        for text in [
+            "alpha",
+            "FAILED \u{2014} Error",
+            r"C:\dir",
+            "naïve 名前 {\"a\":1}",
+        ] {
+            assert!(matches!(escape(text), Cow::Borrowed(t) if t == text));
+        }
     }
 }

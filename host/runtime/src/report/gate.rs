@@ -1,6 +1,7 @@
 //! The CI gate `--fail-under SCORE`: a run fails (exit 99, distinct from errors) when any
 //! participant's composite score over all its records is below the bar.
 
+use super::console::escape;
 use super::summary::Summary;
 use anyhow::{bail, Result};
 
@@ -25,7 +26,7 @@ pub(crate) fn below_bar(summary: &Summary, bar: f64) -> Vec<String> {
         .map(|row| {
             format!(
                 "{} scored {}, below --fail-under {}",
-                row.provider,
+                escape(&row.provider),
                 crate::js::number_to_string(row.composite_score),
                 crate::js::number_to_string(bar)
             )

@@ -3,6 +3,7 @@
 //! its unit, success rate, composite score. Unscored: participant, tasks, success rate,
 //! task latency and each numeric measure.
 
+use super::console::escape;
 use super::summary::{Summary, Verdict};
 use crate::js;
 use comfy_table::presets::UTF8_FULL_CONDENSED;
@@ -134,14 +135,15 @@ impl SummaryTable {
         let mut table = Table::new();
         table.load_preset(UTF8_FULL_CONDENSED);
         table.set_header(self.headings.iter().map(|heading| {
+            let title = escape(&heading.title);
             let text = match &heading.detail {
-                Some(detail) => format!("{}\n{detail}", heading.title),
-                None => heading.title.clone(),
+                Some(detail) => format!("{title}\n{}", escape(detail)),
+                None => title.into_owned(),
             };
             Cell::new(text)
         }));
         for row in &self.rows {
-            table.add_row(row.iter().map(Cell::new));
+            table.add_row(row.iter().map(|cell| Cell::new(escape(cell))));
         }
         for (index, heading) in self.headings.iter().enumerate() {
             if heading.numeric {
@@ -345,6 +347,32 @@ mod tests {
             ["participant", "tasks", "success", "latencyMs (ms)"]
         );
         assert_eq!(table.rows[0], ["alpha", "3", "66.67%", "12.35 / 20 / 21"]);
+    }
+
+    #[test]
+    fn the_rendered_table_shows_control_characters_escaped() {
+        let table = SummaryTable::of(&summary(Verdict::Unscored(vec![ParticipantStats {
+            participant: "evil\u{1b}]0;owned\u{7}\nline".into(),
+            tasks: 1,
+            succeeded: 1,
+            metrics: vec![MetricStats {
+                name: "ms\u{1b}[2J".into(),
+                unit: "u\r".into(),
+                samples: 1,
+                stats: Stats {
+                    median: 1.0,
+                    p95: 1.0,
+                    p99: 1.0,
+                },
+            }],
+        }])));
+        let text = table.render();
+        assert!(
+            !text.chars().any(|c| c.is_control() && c != '\n'),
+            "{text:?}"
+        );
+        assert!(text.contains("evil\\x1b]0;owned\\x07\\nline"), "{text}");
+        assert!(text.contains("ms\\x1b[2J (u\\r)"), "{text}");
     }
 
     #[test]
