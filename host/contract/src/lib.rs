@@ -6,5 +6,7 @@
 wasmtime::component::bindgen!({
     path: "../../wit",
     world: "task",
+    // A host function may end the task (a trap) when the task crosses one of its bounds.
+    imports: { default: trappable },
     exports: { default: async },
 });

@@ -4,6 +4,7 @@
 
 use crate::js;
 use crate::sandbox::env;
+use crate::sandbox::limits::TaskBounds;
 use serde_json::{Map, Value};
 
 /// Sandbox grants and limits declared by the config.
@@ -19,7 +20,25 @@ pub struct SandboxConfig {
     pub memory_mb: Option<f64>,
     /// `limits.taskTimeoutMs`: longest time one task may run.
     pub task_timeout_ms: Option<f64>,
+    /// What one task may record (`limits.maxSteps`, `maxStepNameBytes`,
+    /// `maxLogMessageBytes`, `maxTaskLogBytes`, `maxDataBytes`), defaults where not set.
+    pub task_bounds: TaskBounds,
+    /// `limits.maxParticipantLogBytes`: most bytes of one participant's log file.
+    pub max_participant_log_bytes: Option<u64>,
+    /// `limits.maxSandboxes`: most sandboxes one run may create.
+    pub max_sandboxes: Option<u64>,
 }
+
+/// The whole-number `limits` fields and the largest value each may take.
+const COUNT_LIMITS: [(&str, u64); 7] = [
+    ("maxSteps", 1_000_000),
+    ("maxStepNameBytes", 1 << 20),
+    ("maxLogMessageBytes", 64 << 20),
+    ("maxTaskLogBytes", 1 << 30),
+    ("maxDataBytes", 64 << 20),
+    ("maxParticipantLogBytes", 1 << 40),
+    ("maxSandboxes", 100_000_000),
+];
 
 /// Validates the sandbox fields of the config and of every participant.
 pub(super) fn validate(config: &Map<String, Value>) -> Result<(), String> {
@@ -51,6 +70,16 @@ pub(super) fn validate(config: &Map<String, Value>) -> Result<(), String> {
                     }
                 }
             }
+            for (key, most) in COUNT_LIMITS {
+                if let Some(value) = limits.get(key) {
+                    if !value.as_u64().is_some_and(|n| (1..=most).contains(&n)) {
+                        return Err(format!(
+                            "limits.{key} must be a whole number from 1 to {most} (got {})",
+                            js::value_to_string(value)
+                        ));
+                    }
+                }
+            }
             Ok(())
         }
         Some(_) => Err("limits must be a plain object".into()),
@@ -65,11 +94,30 @@ pub(super) fn typed(config: &Map<String, Value>) -> SandboxConfig {
             .and_then(|l| l.get(key))
             .and_then(Value::as_f64)
     };
+    let count = |key: &str| {
+        config
+            .get("limits")
+            .and_then(|l| l.get(key))
+            .and_then(Value::as_u64)
+    };
+    let size = |key: &str, default: usize| {
+        count(key).map_or(default, |n| usize::try_from(n).unwrap_or(usize::MAX))
+    };
+    let defaults = TaskBounds::default();
     SandboxConfig {
         allowed_hosts: strings(config.get("allowedHosts")),
         pass_env: strings(config.get("passEnv")),
         memory_mb: limit("memoryMb"),
         task_timeout_ms: limit("taskTimeoutMs"),
+        task_bounds: TaskBounds {
+            max_steps: size("maxSteps", defaults.max_steps),
+            max_step_name_bytes: size("maxStepNameBytes", defaults.max_step_name_bytes),
+            max_log_message_bytes: size("maxLogMessageBytes", defaults.max_log_message_bytes),
+            max_task_log_bytes: size("maxTaskLogBytes", defaults.max_task_log_bytes),
+            max_data_bytes: size("maxDataBytes", defaults.max_data_bytes),
+        },
+        max_participant_log_bytes: count("maxParticipantLogBytes"),
+        max_sandboxes: count("maxSandboxes"),
     }
 }
 
@@ -146,6 +194,34 @@ mod tests {
     }
 
     #[test]
+    fn count_limits_are_whole_numbers_within_their_ceiling() {
+        assert_eq!(
+            check(json!({"limits": {"maxSteps": 0}})),
+            Err("limits.maxSteps must be a whole number from 1 to 1000000 (got 0)".into())
+        );
+        assert_eq!(
+            check(json!({"limits": {"maxDataBytes": 1.5}})),
+            Err("limits.maxDataBytes must be a whole number from 1 to 67108864 (got 1.5)".into())
+        );
+        assert_eq!(
+            check(json!({"limits": {"maxSandboxes": "many"}})),
+            Err("limits.maxSandboxes must be a whole number from 1 to 100000000 (got many)".into())
+        );
+        let config =
+            json!({"limits": {"maxSteps": 5, "maxTaskLogBytes": 100, "maxSandboxes": 20000}});
+        assert_eq!(check(config.clone()), Ok(()));
+        let typed = typed(config.as_object().unwrap());
+        let expected = TaskBounds {
+            max_steps: 5,
+            max_task_log_bytes: 100,
+            ..TaskBounds::default()
+        };
+        assert_eq!(typed.task_bounds, expected);
+        assert_eq!(typed.max_sandboxes, Some(20_000));
+        assert_eq!(typed.max_participant_log_bytes, None);
+    }
+
+    #[test]
     fn a_config_asking_for_benchs_own_variables_is_refused() {
         let refused = " one of bench's own variables (platform credentials and settings are \
                        never passed to a task)";
@@ -186,5 +262,7 @@ mod tests {
         assert_eq!(typed.pass_env, ["HOME"]);
         assert_eq!(typed.memory_mb, Some(64.0));
         assert_eq!(typed.task_timeout_ms, None);
+        assert_eq!(typed.task_bounds, TaskBounds::default());
+        assert_eq!(typed.max_sandboxes, None);
     }
 }

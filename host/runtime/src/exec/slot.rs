@@ -7,8 +7,8 @@ use super::runner::{SlotFactory, TaskRunner};
 use crate::component::{trap_summary, TaskComponent};
 use crate::events::Finished;
 use crate::js;
-use crate::sandbox::context::{RecordedTask, StepDeadline};
-use crate::sandbox::limits::{StopCode, MAX_RECORD_DATA_BYTES};
+use crate::sandbox::context::{bounded_name, BoundExceeded, RecordedTask, StepDeadline};
+use crate::sandbox::limits::{StopCode, TaskBounds};
 use crate::sandbox::{self, Capabilities, SandboxState};
 use bench_contract::bench::task::model::TaskInput;
 use bench_contract::Task;
@@ -124,7 +124,7 @@ impl TaskRunner for SandboxSlot {
             ));
         }
         collect_stdio(state, index, !reusable, &mut log);
-        let ending = enforce_data_limit(&mut recorded, ending);
+        let ending = enforce_bounds(&mut recorded, ending, &self.config.capabilities.limits.task);
         let record = build_record(index, phase, timing, recorded, ending);
         if reusable && !self.config.fresh_instance {
             self.live = Some(live);
@@ -199,6 +199,9 @@ fn stopped(code: StopCode, message: String) -> TaskEnd {
 }
 
 fn stopped_by_trap(trap: &wasmtime::Error, live: &LiveInstance) -> TaskEnd {
+    if let Some(bound) = trap.downcast_ref::<BoundExceeded>() {
+        return stopped(bound.code, bound.message.clone());
+    }
     let code = StopCode::of_trap(trap);
     let mut message = match code {
         StopCode::MemoryLimit => format!("task exceeded its memory limit: {}", trap_summary(trap)),
@@ -210,30 +213,79 @@ fn stopped_by_trap(trap: &wasmtime::Error, live: &LiveInstance) -> TaskEnd {
     stopped(code, message)
 }
 
-/// Fails a task that recorded more data than a record may hold (its data is dropped).
-fn enforce_data_limit(recorded: &mut RecordedTask, ending: TaskEnd) -> TaskEnd {
-    let returned = match &ending {
+/// Holds what the task returned to its bounds: too many steps (recorded plus returned) or
+/// more data than a record may hold (measured plus returned text) fail the task and drop its
+/// data; returned step names and error codes longer than a step name may be are cut.
+fn enforce_bounds(
+    recorded: &mut RecordedTask,
+    mut ending: TaskEnd,
+    bounds: &TaskBounds,
+) -> TaskEnd {
+    let (returned_steps, returned_bytes) = match &mut ending {
         TaskEnd::Output(output) => {
-            output.data.as_ref().map_or(0, String::len)
-                + output
-                    .steps
-                    .iter()
-                    .filter_map(|s| s.data.as_ref())
-                    .map(String::len)
-                    .sum::<usize>()
+            let bytes = text_len(&output.data) + returned_step_bytes(&output.steps);
+            (std::mem::take(&mut output.steps), bytes)
         }
-        TaskEnd::Failed(error) => error.data.as_ref().map_or(0, String::len) + error.message.len(),
-        TaskEnd::Stopped { .. } => 0,
+        TaskEnd::Failed(error) => {
+            let bytes = text_len(&error.data)
+                + error.message.len()
+                + text_len(&error.code)
+                + returned_step_bytes(&error.steps);
+            (std::mem::take(&mut error.steps), bytes)
+        }
+        TaskEnd::Stopped { .. } => (Vec::new(), 0),
     };
-    if recorded.measured_bytes.saturating_add(returned) <= MAX_RECORD_DATA_BYTES {
-        return ending;
+    let max_steps = bounds.max_steps;
+    if recorded.steps.len().saturating_add(returned_steps.len()) > max_steps {
+        recorded.measures.clear();
+        recorded.steps.clear();
+        return stopped(
+            StopCode::TooManySteps,
+            format!("the task recorded more than {max_steps} steps"),
+        );
     }
-    recorded.measures.clear();
-    recorded.steps.iter_mut().for_each(|step| step.data = None);
-    stopped(
-        StopCode::DataTooLarge,
-        format!("the task recorded more than {MAX_RECORD_DATA_BYTES} bytes of data; its data was dropped"),
-    )
+    let max_data = bounds.max_data_bytes;
+    if recorded.measured_bytes.saturating_add(returned_bytes) > max_data {
+        recorded.measures.clear();
+        recorded.steps.iter_mut().for_each(|step| step.data = None);
+        return stopped(
+            StopCode::DataTooLarge,
+            format!("the task recorded more than {max_data} bytes of data; its data was dropped"),
+        );
+    }
+    let max_name = bounds.max_step_name_bytes;
+    let returned_steps = returned_steps.into_iter().map(|mut step| {
+        step.name = bounded_name(step.name, max_name);
+        step.error_code = step.error_code.map(|code| bounded_name(code, max_name));
+        step
+    });
+    match &mut ending {
+        TaskEnd::Output(output) => output.steps = returned_steps.collect(),
+        TaskEnd::Failed(error) => {
+            error.steps = returned_steps.collect();
+            error.code = error.code.take().map(|code| bounded_name(code, max_name));
+        }
+        TaskEnd::Stopped { .. } => {}
+    }
+    ending
+}
+
+fn text_len(text: &Option<String>) -> usize {
+    text.as_ref().map_or(0, String::len)
+}
+
+/// Bytes of text in returned steps, all of which lands in the record.
+fn returned_step_bytes(steps: &[bench_contract::bench::task::model::StepRecord]) -> usize {
+    steps
+        .iter()
+        .map(|step| {
+            step.name.len()
+                + text_len(&step.data)
+                + text_len(&step.error_code)
+                + text_len(&step.started_at)
+                + text_len(&step.completed_at)
+        })
+        .sum()
 }
 
 fn collect_stdio(
@@ -273,7 +325,7 @@ fn timing(started_at: SystemTime, start: Instant) -> Timing {
 mod tests {
     use super::*;
     use crate::record::{Data, Status, StepRecord};
-    use bench_contract::bench::task::model::TaskOutput;
+    use bench_contract::bench::task::model::{self, TaskOutput};
 
     fn recorded(measured_bytes: usize) -> RecordedTask {
         let mut measures = Data::new();
@@ -305,18 +357,33 @@ mod tests {
         })
     }
 
+    const MAX_DATA: usize = 1 << 20;
+
+    fn returned_steps(count: usize, name: &str) -> Vec<model::StepRecord> {
+        let step = model::StepRecord {
+            name: name.into(),
+            status: model::Status::Success,
+            started_at: None,
+            completed_at: None,
+            latency_ms: None,
+            data: None,
+            error_code: Some("E".repeat(2000)),
+        };
+        vec![step; count]
+    }
+
     #[test]
     fn data_up_to_the_limit_is_kept() {
-        let mut task = recorded(MAX_RECORD_DATA_BYTES - 10);
-        let ending = enforce_data_limit(&mut task, returning(10));
+        let mut task = recorded(MAX_DATA - 10);
+        let ending = enforce_bounds(&mut task, returning(10), &TaskBounds::default());
         assert!(matches!(ending, TaskEnd::Output(_)));
         assert!(!task.measures.is_empty() && task.steps[0].data.is_some());
     }
 
     #[test]
     fn measured_and_returned_data_past_the_limit_fail_the_task_without_its_data() {
-        let mut task = recorded(MAX_RECORD_DATA_BYTES - 10);
-        let ending = enforce_data_limit(&mut task, returning(11));
+        let mut task = recorded(MAX_DATA - 10);
+        let ending = enforce_bounds(&mut task, returning(11), &TaskBounds::default());
         let TaskEnd::Stopped { code, message } = ending else {
             panic!("the task should be stopped: {ending:?}");
         };
@@ -327,5 +394,56 @@ mod tests {
         );
         assert!(task.measures.is_empty());
         assert_eq!(task.steps[0].data, None);
+    }
+
+    #[test]
+    fn recorded_and_returned_steps_past_the_limit_fail_the_task() {
+        let bounds = TaskBounds {
+            max_steps: 3,
+            ..TaskBounds::default()
+        };
+        let within = TaskEnd::Output(TaskOutput {
+            data: None,
+            latency_ms: None,
+            steps: returned_steps(2, "r"),
+        });
+        assert!(matches!(
+            enforce_bounds(&mut recorded(0), within, &bounds),
+            TaskEnd::Output(_)
+        ));
+        let over = TaskEnd::Output(TaskOutput {
+            data: None,
+            latency_ms: None,
+            steps: returned_steps(3, "r"),
+        });
+        let mut task = recorded(0);
+        let ending = enforce_bounds(&mut task, over, &bounds);
+        let TaskEnd::Stopped { code, message } = ending else {
+            panic!("the task should be stopped: {ending:?}");
+        };
+        assert_eq!(code, StopCode::TooManySteps);
+        assert_eq!(message, "the task recorded more than 3 steps");
+        assert!(task.steps.is_empty());
+    }
+
+    #[test]
+    fn returned_step_names_and_codes_are_cut_to_the_name_bound() {
+        let bounds = TaskBounds {
+            max_step_name_bytes: 4,
+            ..TaskBounds::default()
+        };
+        let ending = TaskEnd::Output(TaskOutput {
+            data: None,
+            latency_ms: None,
+            steps: returned_steps(1, "abcdefgh"),
+        });
+        let TaskEnd::Output(output) = enforce_bounds(&mut recorded(0), ending, &bounds) else {
+            panic!("the task should succeed");
+        };
+        assert_eq!(output.steps[0].name, "abcd... (truncated, 8 bytes)");
+        assert_eq!(
+            output.steps[0].error_code.as_deref(),
+            Some("EEEE... (truncated, 2000 bytes)")
+        );
     }
 }

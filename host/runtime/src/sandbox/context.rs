@@ -1,12 +1,12 @@
 //! Host side of the WIT `context` interface, implemented by the [`TaskRecorder`] alone (the
 //! linker hands it the store's recorder, nothing else of the sandbox): it stamps step times
-//! with the host clocks, keeps the active-step stack, merges measurements within
-//! [`MAX_RECORD_DATA_BYTES`] and writes log lines in the canonical participant-log format
-//! (spec §8.1).
+//! with the host clocks, keeps the active-step stack, merges measurements and writes log
+//! lines in the canonical participant-log format (spec §8.1), within the task's
+//! [`TaskBounds`]: a task that crosses one is ended by a trap carrying [`BoundExceeded`].
 
 use crate::js;
 use crate::record::{Data, Status, StepRecord};
-use crate::sandbox::limits::{StopCode, MAX_RECORD_DATA_BYTES, MAX_TASK_LOG_LINES};
+use crate::sandbox::limits::{StopCode, TaskBounds, MAX_TASK_LOG_LINES};
 use bench_contract::bench::task::context::Host;
 use bench_contract::bench::task::model::{self, Level, StepOptions, StepOutcome};
 use serde_json::Value;
@@ -45,35 +45,38 @@ struct OpenStep {
     previous_active: Option<u32>,
 }
 
+/// A bound the task crossed: the host function that saw it traps the guest with this error,
+/// and the task's record carries its code and message.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+pub(crate) struct BoundExceeded {
+    /// The record's errorCode.
+    pub code: StopCode,
+    /// What was crossed (the record's `errorMessage`).
+    pub message: String,
+}
+
 /// Records the steps, measurements and log lines of the task running in one sandbox.
 #[derive(Debug)]
 pub struct TaskRecorder {
+    bounds: TaskBounds,
     task_index: u32,
     next_step_id: u32,
+    steps_started: usize,
     open: Vec<OpenStep>,
     active: Option<u32>,
     finished: Vec<StepRecord>,
     measures: Data,
     measured_bytes: usize,
     log: Vec<String>,
+    log_bytes: usize,
     log_dropped: usize,
     deadline: watch::Sender<Option<StepDeadline>>,
 }
 
 impl Default for TaskRecorder {
     fn default() -> Self {
-        Self {
-            task_index: 0,
-            next_step_id: 0,
-            open: Vec::new(),
-            active: None,
-            finished: Vec::new(),
-            measures: Data::new(),
-            measured_bytes: 0,
-            log: Vec::new(),
-            log_dropped: 0,
-            deadline: watch::channel(None).0,
-        }
+        Self::new(TaskBounds::default())
     }
 }
 
@@ -85,14 +88,35 @@ pub struct RecordedTask {
     /// Task-level measurements.
     pub measures: Data,
     /// Bytes of measurements the task tried to record (steps and task level); past
-    /// [`MAX_RECORD_DATA_BYTES`] further measurements were not kept.
+    /// [`TaskBounds::max_data_bytes`] further measurements were not kept.
     pub measured_bytes: usize,
 }
 
 impl TaskRecorder {
+    /// A recorder whose tasks are held to `bounds`.
+    pub fn new(bounds: TaskBounds) -> Self {
+        Self {
+            bounds,
+            task_index: 0,
+            next_step_id: 0,
+            steps_started: 0,
+            open: Vec::new(),
+            active: None,
+            finished: Vec::new(),
+            measures: Data::new(),
+            measured_bytes: 0,
+            log: Vec::new(),
+            log_bytes: 0,
+            log_dropped: 0,
+            deadline: watch::channel(None).0,
+        }
+    }
+
     /// Starts recording a task; `task_index` prefixes its log lines.
     pub fn begin(&mut self, task_index: u32) {
         self.task_index = task_index;
+        self.steps_started = 0;
+        self.log_bytes = 0;
         self.open.clear();
         self.active = None;
         self.finished.clear();
@@ -147,12 +171,42 @@ impl TaskRecorder {
         self.push_log(line);
     }
 
+    /// Keeps a line unless the task is past its line cap or its log-byte budget.
     fn push_log(&mut self, line: String) {
-        if self.log.len() < MAX_TASK_LOG_LINES {
+        let bytes = self.log_bytes.saturating_add(line.len());
+        if self.log.len() < MAX_TASK_LOG_LINES && bytes <= self.bounds.max_task_log_bytes {
             self.log.push(line);
         } else {
             self.log_dropped += 1;
         }
+        self.log_bytes = bytes;
+    }
+
+    /// Ends the task once it has logged more than its budget.
+    fn check_log_budget(&self) -> wasmtime::Result<()> {
+        let max = self.bounds.max_task_log_bytes;
+        if self.log_bytes <= max {
+            return Ok(());
+        }
+        Err(exceeded(
+            StopCode::LogTooLarge,
+            format!("the task logged more than {max} bytes"),
+        ))
+    }
+
+    /// Ends the task when one message is larger than a log message may be.
+    fn check_message(&self, what: &str, text: &str) -> wasmtime::Result<()> {
+        let max = self.bounds.max_log_message_bytes;
+        if text.len() <= max {
+            return Ok(());
+        }
+        Err(exceeded(
+            StopCode::LogTooLarge,
+            format!(
+                "the task logged {what} of {} bytes (at most {max} bytes)",
+                text.len()
+            ),
+        ))
     }
 
     fn close_step(
@@ -233,13 +287,21 @@ impl TaskRecorder {
 }
 
 impl Host for TaskRecorder {
-    fn step_start(&mut self, name: String, options: StepOptions) -> u32 {
+    fn step_start(&mut self, name: String, options: StepOptions) -> wasmtime::Result<u32> {
+        let max = self.bounds.max_steps;
+        if self.steps_started >= max {
+            return Err(exceeded(
+                StopCode::TooManySteps,
+                format!("the task started more than {max} steps"),
+            ));
+        }
+        self.steps_started += 1;
         let id = self.next_step_id;
         self.next_step_id = self.next_step_id.wrapping_add(1);
         let has_timeout = options.timeout_ms.is_some();
         self.open.push(OpenStep {
             id,
-            name,
+            name: bounded_name(name, self.bounds.max_step_name_bytes),
             started_at: SystemTime::now(),
             start: Instant::now(),
             options,
@@ -250,30 +312,47 @@ impl Host for TaskRecorder {
         if has_timeout {
             self.publish_deadline();
         }
-        id
+        Ok(id)
     }
 
-    fn step_end(&mut self, id: u32, outcome: Option<StepOutcome>) {
+    fn step_end(&mut self, id: u32, outcome: Option<StepOutcome>) -> wasmtime::Result<()> {
+        if let Some(outcome) = &outcome {
+            let fields = [&outcome.stdout, &outcome.stderr, &outcome.error];
+            for text in fields.into_iter().flatten() {
+                self.check_message("a step outcome", text)?;
+            }
+        }
         if let Some(step) = self.take_open(id) {
             self.close_step(step, Status::Success, None, None, outcome.as_ref());
         }
+        self.check_log_budget()
     }
 
-    fn step_fail(&mut self, id: u32, code: Option<String>, message: String) {
+    fn step_fail(
+        &mut self,
+        id: u32,
+        code: Option<String>,
+        message: String,
+    ) -> wasmtime::Result<()> {
+        self.check_message("a step failure message", &message)?;
         if let Some(step) = self.take_open(id) {
-            let code = code.unwrap_or_else(|| "Error".to_owned());
+            let code = code.map_or_else(
+                || "Error".to_owned(),
+                |code| bounded_name(code, self.bounds.max_step_name_bytes),
+            );
             self.close_step(step, Status::Error, Some(code), Some(&message), None);
         }
+        self.check_log_budget()
     }
 
-    fn measure(&mut self, data: Vec<(String, model::Value)>) {
+    fn measure(&mut self, data: Vec<(String, model::Value)>) -> wasmtime::Result<()> {
         let size: usize = data
             .iter()
             .map(|(key, value)| key.len() + value_size(value))
             .sum();
         self.measured_bytes = self.measured_bytes.saturating_add(size);
-        if self.measured_bytes > MAX_RECORD_DATA_BYTES {
-            return;
+        if self.measured_bytes > self.bounds.max_data_bytes {
+            return Ok(());
         }
         let active = self
             .active
@@ -285,9 +364,14 @@ impl Host for TaskRecorder {
         for (key, value) in data {
             target.insert(key, to_json(value));
         }
+        Ok(())
     }
 
-    fn log(&mut self, level: Level, message: String, meta: Option<String>) {
+    fn log(&mut self, level: Level, message: String, meta: Option<String>) -> wasmtime::Result<()> {
+        self.check_message("a message", &message)?;
+        if let Some(meta) = &meta {
+            self.check_message("a meta object", meta)?;
+        }
         let suffix = meta
             .and_then(|meta| serde_json::from_str::<Value>(&meta).ok())
             .filter(|meta| meta.as_object().is_some_and(|m| !m.is_empty()))
@@ -307,10 +391,31 @@ impl Host for TaskRecorder {
         } else {
             self.log_line(&format!("[{level}] {message}{suffix}"));
         }
+        self.check_log_budget()
     }
 }
 
 impl model::Host for TaskRecorder {}
+
+fn exceeded(code: StopCode, message: String) -> wasmtime::Error {
+    wasmtime::Error::new(BoundExceeded { code, message })
+}
+
+/// A step name (or error code) cut to at most `max` bytes, on a character boundary, with a
+/// marker saying how long it was.
+pub(crate) fn bounded_name(mut name: String, max: usize) -> String {
+    if name.len() <= max {
+        return name;
+    }
+    let length = name.len();
+    let cut = (0..=max)
+        .rev()
+        .find(|&index| name.is_char_boundary(index))
+        .unwrap_or(0);
+    name.truncate(cut);
+    name.push_str(&format!("... (truncated, {length} bytes)"));
+    name
+}
 
 /// Roughly how many bytes a measured value takes in a record.
 fn value_size(value: &model::Value) -> usize {
@@ -340,6 +445,8 @@ fn now_iso() -> String {
 mod tests {
     use super::*;
     use bench_contract::bench::task::model::Value as Measured;
+
+    const MAX_DATA: usize = 1 << 20;
 
     fn options(timeout_ms: Option<u32>) -> StepOptions {
         StepOptions {
@@ -377,10 +484,10 @@ mod tests {
     #[test]
     fn steps_nest_and_close_in_completion_order() {
         let mut recorder = recorder(0);
-        let outer = recorder.step_start("outer".into(), options(None));
-        let inner = recorder.step_start("inner".into(), options(None));
-        recorder.step_end(inner, None);
-        recorder.step_end(outer, None);
+        let outer = recorder.step_start("outer".into(), options(None)).unwrap();
+        let inner = recorder.step_start("inner".into(), options(None)).unwrap();
+        recorder.step_end(inner, None).unwrap();
+        recorder.step_end(outer, None).unwrap();
         let recorded = recorder.finish(StopCode::Abandoned, "unused");
         let names: Vec<&str> = recorded.steps.iter().map(|s| s.name.as_str()).collect();
         assert_eq!(names, ["inner", "outer"]);
@@ -394,10 +501,12 @@ mod tests {
     #[test]
     fn an_unknown_or_closed_step_id_is_ignored() {
         let mut recorder = recorder(0);
-        let step = recorder.step_start("once".into(), options(None));
-        recorder.step_end(step, None);
-        recorder.step_end(step, None);
-        recorder.step_fail(step + 7, None, "nothing open".into());
+        let step = recorder.step_start("once".into(), options(None)).unwrap();
+        recorder.step_end(step, None).unwrap();
+        recorder.step_end(step, None).unwrap();
+        recorder
+            .step_fail(step + 7, None, "nothing open".into())
+            .unwrap();
         let recorded = recorder.finish(StopCode::Abandoned, "unused");
         assert_eq!(recorded.steps.len(), 1);
         assert_eq!(recorded.steps[0].status, Status::Success);
@@ -406,15 +515,15 @@ mod tests {
     #[test]
     fn measures_land_on_the_active_step() {
         let mut recorder = recorder(0);
-        recorder.measure(number("before", 1.0));
-        let outer = recorder.step_start("outer".into(), options(None));
-        recorder.measure(number("a", 2.0));
-        let inner = recorder.step_start("inner".into(), options(None));
-        recorder.measure(number("b", 3.5));
-        recorder.step_end(inner, None);
-        recorder.measure(number("c", 4.0));
-        recorder.step_end(outer, None);
-        recorder.measure(number("after", 5.0));
+        recorder.measure(number("before", 1.0)).unwrap();
+        let outer = recorder.step_start("outer".into(), options(None)).unwrap();
+        recorder.measure(number("a", 2.0)).unwrap();
+        let inner = recorder.step_start("inner".into(), options(None)).unwrap();
+        recorder.measure(number("b", 3.5)).unwrap();
+        recorder.step_end(inner, None).unwrap();
+        recorder.measure(number("c", 4.0)).unwrap();
+        recorder.step_end(outer, None).unwrap();
+        recorder.measure(number("after", 5.0)).unwrap();
         let recorded = recorder.finish(StopCode::Abandoned, "unused");
         assert_eq!(data(&recorded.steps[0]), serde_json::json!({"b": 3.5}));
         assert_eq!(
@@ -430,10 +539,14 @@ mod tests {
     #[test]
     fn a_failed_step_records_its_code_and_logs_the_error() {
         let mut recorder = recorder(4);
-        let step = recorder.step_start("fetch".into(), options(None));
-        recorder.step_fail(step, None, "connection refused".into());
-        let coded = recorder.step_start("parse".into(), options(None));
-        recorder.step_fail(coded, Some("bad_json".into()), "line 1\nline 2".into());
+        let step = recorder.step_start("fetch".into(), options(None)).unwrap();
+        recorder
+            .step_fail(step, None, "connection refused".into())
+            .unwrap();
+        let coded = recorder.step_start("parse".into(), options(None)).unwrap();
+        recorder
+            .step_fail(coded, Some("bad_json".into()), "line 1\nline 2".into())
+            .unwrap();
         let recorded = recorder.finish(StopCode::Abandoned, "unused");
         assert_eq!(recorded.steps[0].status, Status::Error);
         assert_eq!(recorded.steps[0].error_code, Some(Some("Error".into())));
@@ -453,17 +566,23 @@ mod tests {
     #[test]
     fn log_lines_carry_the_task_index_level_and_meta() {
         let mut recorder = recorder(3);
-        recorder.log(Level::Info, "hello".into(), Some(r#"{"k":1}"#.into()));
-        recorder.log(Level::Warn, "empty meta".into(), Some("{}".into()));
-        recorder.log(Level::Error, "two\nlines".into(), None);
-        let step = recorder.step_start("run".into(), options(None));
+        recorder
+            .log(Level::Info, "hello".into(), Some(r#"{"k":1}"#.into()))
+            .unwrap();
+        recorder
+            .log(Level::Warn, "empty meta".into(), Some("{}".into()))
+            .unwrap();
+        recorder
+            .log(Level::Error, "two\nlines".into(), None)
+            .unwrap();
+        let step = recorder.step_start("run".into(), options(None)).unwrap();
         let outcome = StepOutcome {
             stdout: Some("out\n".into()),
             stderr: Some("  ".into()),
             error: None,
             exit_code: Some(0),
         };
-        recorder.step_end(step, Some(outcome));
+        recorder.step_end(step, Some(outcome)).unwrap();
         assert_eq!(
             unstamped(recorder.take_log()),
             [
@@ -496,18 +615,24 @@ mod tests {
         let mut recorder = recorder(0);
         let deadline = recorder.watch_deadline();
         assert_eq!(*deadline.borrow(), None);
-        let outer = recorder.step_start("outer".into(), options(Some(60_000)));
+        let outer = recorder
+            .step_start("outer".into(), options(Some(60_000)))
+            .unwrap();
         let shown = deadline.borrow().clone().unwrap();
         assert_eq!((shown.step.as_str(), shown.timeout_ms), ("outer", 60_000));
-        let untimed = recorder.step_start("untimed".into(), options(None));
-        let inner = recorder.step_start("inner".into(), options(Some(10)));
+        let untimed = recorder
+            .step_start("untimed".into(), options(None))
+            .unwrap();
+        let inner = recorder
+            .step_start("inner".into(), options(Some(10)))
+            .unwrap();
         let shown = deadline.borrow().clone().unwrap();
         assert_eq!((shown.step.as_str(), shown.timeout_ms), ("inner", 10));
         assert_eq!(shown.message(), "Step \"inner\" timed out after 10ms");
-        recorder.step_end(inner, None);
-        recorder.step_end(untimed, None);
+        recorder.step_end(inner, None).unwrap();
+        recorder.step_end(untimed, None).unwrap();
         assert_eq!(deadline.borrow().as_ref().unwrap().step, "outer");
-        recorder.step_end(outer, None);
+        recorder.step_end(outer, None).unwrap();
         assert_eq!(*deadline.borrow(), None);
     }
 
@@ -515,8 +640,10 @@ mod tests {
     fn finish_closes_open_steps_innermost_first_with_the_stop_code() {
         let mut recorder = recorder(2);
         let deadline = recorder.watch_deadline();
-        recorder.step_start("outer".into(), options(None));
-        recorder.step_start("inner".into(), options(Some(5)));
+        recorder.step_start("outer".into(), options(None)).unwrap();
+        recorder
+            .step_start("inner".into(), options(Some(5)))
+            .unwrap();
         let message = "Step \"inner\" timed out after 5ms";
         let recorded = recorder.finish(StopCode::StepTimeout, message);
         let closed: Vec<(&str, Status, Option<Option<String>>)> = recorded
@@ -547,17 +674,22 @@ mod tests {
     #[test]
     fn measurements_past_one_mebibyte_are_counted_but_not_kept() {
         let mut recorder = recorder(0);
-        let half = "x".repeat(MAX_RECORD_DATA_BYTES / 2);
-        recorder.measure(vec![("a".into(), Measured::Text(half.clone()))]);
-        recorder.measure(vec![("numbers".into(), Measured::Numbers(vec![1.0; 4]))]);
-        let step = recorder.step_start("big".into(), options(None));
-        recorder.measure(vec![("b".into(), Measured::Text(half))]);
-        recorder.step_end(step, None);
+        let half = "x".repeat(MAX_DATA / 2);
+        recorder
+            .measure(vec![("a".into(), Measured::Text(half.clone()))])
+            .unwrap();
+        recorder
+            .measure(vec![("numbers".into(), Measured::Numbers(vec![1.0; 4]))])
+            .unwrap();
+        let step = recorder.step_start("big".into(), options(None)).unwrap();
+        recorder
+            .measure(vec![("b".into(), Measured::Text(half))])
+            .unwrap();
+        recorder.step_end(step, None).unwrap();
         let recorded = recorder.finish(StopCode::Abandoned, "unused");
-        let expected =
-            1 + MAX_RECORD_DATA_BYTES / 2 + "numbers".len() + 32 + 1 + MAX_RECORD_DATA_BYTES / 2;
+        let expected = 1 + MAX_DATA / 2 + "numbers".len() + 32 + 1 + MAX_DATA / 2;
         assert_eq!(recorded.measured_bytes, expected);
-        assert!(recorded.measured_bytes > MAX_RECORD_DATA_BYTES);
+        assert!(recorded.measured_bytes > MAX_DATA);
         assert_eq!(
             recorded.measures.keys().collect::<Vec<_>>(),
             ["a", "numbers"]
@@ -571,11 +703,13 @@ mod tests {
     #[test]
     fn begin_starts_the_next_task_from_scratch() {
         let mut recorder = recorder(0);
-        recorder.step_start("left open".into(), options(Some(1000)));
-        recorder.measure(number("stale", 1.0));
+        recorder
+            .step_start("left open".into(), options(Some(1000)))
+            .unwrap();
+        recorder.measure(number("stale", 1.0)).unwrap();
         recorder.begin(1);
         assert_eq!(*recorder.watch_deadline().borrow(), None);
-        recorder.measure(number("fresh", 2.0));
+        recorder.measure(number("fresh", 2.0)).unwrap();
         let recorded = recorder.finish(StopCode::Abandoned, "unused");
         assert!(recorded.steps.is_empty());
         assert_eq!(
@@ -583,5 +717,103 @@ mod tests {
             serde_json::json!({"fresh": 2})
         );
         assert_eq!(recorded.measured_bytes, "fresh".len() + 8);
+    }
+
+    fn bounded(bounds: TaskBounds) -> TaskRecorder {
+        let mut recorder = TaskRecorder::new(bounds);
+        recorder.begin(0);
+        recorder
+    }
+
+    fn bound_of(error: wasmtime::Error) -> BoundExceeded {
+        error.downcast::<BoundExceeded>().unwrap()
+    }
+
+    #[test]
+    fn a_step_past_the_step_bound_ends_the_task() {
+        let mut recorder = bounded(TaskBounds {
+            max_steps: 2,
+            ..TaskBounds::default()
+        });
+        for _ in 0..2 {
+            let step = recorder.step_start("s".into(), options(None)).unwrap();
+            recorder.step_end(step, None).unwrap();
+        }
+        let error = recorder
+            .step_start("third".into(), options(None))
+            .unwrap_err();
+        assert_eq!(
+            bound_of(error),
+            BoundExceeded {
+                code: StopCode::TooManySteps,
+                message: "the task started more than 2 steps".into(),
+            }
+        );
+    }
+
+    #[test]
+    fn long_step_names_and_codes_are_cut_with_a_marker() {
+        let mut recorder = bounded(TaskBounds {
+            max_step_name_bytes: 5,
+            ..TaskBounds::default()
+        });
+        let step = recorder.step_start("ééééé".into(), options(None)).unwrap();
+        recorder
+            .step_fail(step, Some("code_too_long".into()), "m".into())
+            .unwrap();
+        let recorded = recorder.finish(StopCode::Abandoned, "unused");
+        assert_eq!(recorded.steps[0].name, "éé... (truncated, 10 bytes)");
+        assert_eq!(
+            recorded.steps[0].error_code,
+            Some(Some("code_... (truncated, 13 bytes)".into()))
+        );
+    }
+
+    #[test]
+    fn a_message_past_the_message_bound_ends_the_task_unlogged() {
+        let mut recorder = bounded(TaskBounds {
+            max_log_message_bytes: 8,
+            ..TaskBounds::default()
+        });
+        recorder.log(Level::Info, "12345678".into(), None).unwrap();
+        let error = recorder
+            .log(Level::Info, "123456789".into(), None)
+            .unwrap_err();
+        assert_eq!(
+            bound_of(error),
+            BoundExceeded {
+                code: StopCode::LogTooLarge,
+                message: "the task logged a message of 9 bytes (at most 8 bytes)".into(),
+            }
+        );
+        let step = recorder.step_start("s".into(), options(None)).unwrap();
+        let error = recorder.step_fail(step, None, "x".repeat(9)).unwrap_err();
+        assert_eq!(bound_of(error).code, StopCode::LogTooLarge);
+        assert_eq!(recorder.take_log().len(), 1);
+    }
+
+    #[test]
+    fn logging_past_the_task_log_budget_ends_the_task() {
+        let mut recorder = bounded(TaskBounds {
+            max_task_log_bytes: 200,
+            ..TaskBounds::default()
+        });
+        recorder.log(Level::Info, "x".repeat(60), None).unwrap();
+        let error = recorder
+            .log(Level::Info, "y".repeat(200), None)
+            .unwrap_err();
+        assert_eq!(
+            bound_of(error),
+            BoundExceeded {
+                code: StopCode::LogTooLarge,
+                message: "the task logged more than 200 bytes".into(),
+            }
+        );
+        let log = recorder.take_log();
+        assert_eq!(log.len(), 2);
+        assert!(
+            log[1].ends_with("[task 0] ... (1 log lines dropped)"),
+            "{log:?}"
+        );
     }
 }

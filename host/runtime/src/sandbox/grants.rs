@@ -70,6 +70,7 @@ impl RunGrants {
             limits: Limits {
                 max_memory_bytes,
                 task_timeout,
+                task: config.sandbox.task_bounds,
             },
             notices: Arc::default(),
         })

@@ -1,15 +1,20 @@
-//! Limits of one sandbox and why the host stops a task ([`StopCode`]).
+//! Limits of one sandbox and of what one task may record, and why the host stops a task
+//! ([`StopCode`]).
 
+use crate::sandbox::context::BoundExceeded;
 use std::time::Duration;
 
 /// Default memory limit of one sandbox.
 pub(crate) const DEFAULT_MAX_MEMORY_BYTES: usize = 512 << 20;
 
-/// Most bytes of measurements and returned data one task may record.
-pub(crate) const MAX_RECORD_DATA_BYTES: usize = 1 << 20;
-
 /// Most participant-log lines one task may produce before further lines are dropped.
 pub(crate) const MAX_TASK_LOG_LINES: usize = 100_000;
+
+/// Default (and most a config may ask for) of sandboxes alive at once in one run.
+pub const DEFAULT_MAX_SANDBOXES: u64 = 10_000;
+
+/// Default (and most a config may ask for) of bytes in one participant's log file.
+pub const DEFAULT_MAX_PARTICIPANT_LOG_BYTES: u64 = 256 << 20;
 
 /// Limits of one sandbox.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -18,6 +23,8 @@ pub struct Limits {
     pub max_memory_bytes: usize,
     /// Longest time one task may run.
     pub task_timeout: Option<Duration>,
+    /// What one task may record and return.
+    pub task: TaskBounds,
 }
 
 impl Default for Limits {
@@ -25,6 +32,39 @@ impl Default for Limits {
         Self {
             max_memory_bytes: DEFAULT_MAX_MEMORY_BYTES,
             task_timeout: None,
+            task: TaskBounds::default(),
+        }
+    }
+}
+
+/// Bounds on what one task records through `context` and returns, so one task cannot grow
+/// the host without limit. Each has a default that is also the most a config may ask for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TaskBounds {
+    /// Most steps of one task (started through `context` plus returned); past it the task
+    /// ends with [`StopCode::TooManySteps`].
+    pub max_steps: usize,
+    /// Longest step name kept, in bytes; a longer name is cut with a marker.
+    pub max_step_name_bytes: usize,
+    /// Longest log message (one `log` call, one step failure message, one field of a step
+    /// outcome), in bytes; past it the task ends with [`StopCode::LogTooLarge`].
+    pub max_log_message_bytes: usize,
+    /// Most participant-log bytes of one task; past it the task ends with
+    /// [`StopCode::LogTooLarge`].
+    pub max_task_log_bytes: usize,
+    /// Most bytes of measured and returned data (returned steps and error text included);
+    /// past it the task ends with [`StopCode::DataTooLarge`] and its data is dropped.
+    pub max_data_bytes: usize,
+}
+
+impl Default for TaskBounds {
+    fn default() -> Self {
+        Self {
+            max_steps: 10_000,
+            max_step_name_bytes: 1 << 10,
+            max_log_message_bytes: 1 << 20,
+            max_task_log_bytes: 16 << 20,
+            max_data_bytes: 1 << 20,
         }
     }
 }
@@ -41,8 +81,13 @@ pub enum StopCode {
     TaskTimeout,
     /// A step was still open after its `timeoutMs`.
     StepTimeout,
-    /// The task recorded more than [`MAX_RECORD_DATA_BYTES`] of data.
+    /// The task recorded more data than [`TaskBounds::max_data_bytes`].
     DataTooLarge,
+    /// The task recorded more steps than [`TaskBounds::max_steps`].
+    TooManySteps,
+    /// The task logged a message larger than [`TaskBounds::max_log_message_bytes`], or more
+    /// than [`TaskBounds::max_task_log_bytes`] in all.
+    LogTooLarge,
     /// The sandbox could not instantiate the task.
     InstantiationFailed,
     /// A step was still open when the task returned.
@@ -58,14 +103,19 @@ impl StopCode {
             Self::TaskTimeout => "task_timeout",
             Self::StepTimeout => "step_timeout",
             Self::DataTooLarge => "data_too_large",
+            Self::TooManySteps => "too_many_steps",
+            Self::LogTooLarge => "log_too_large",
             Self::InstantiationFailed => "instantiation_failed",
             Self::Abandoned => "abandoned",
         }
     }
 
-    /// What stopped a trapped task: [`MemoryLimit`](Self::MemoryLimit) when it hit the
-    /// memory limit, else [`Trap`](Self::Trap).
+    /// What stopped a trapped task: the code of the bound it crossed, [`MemoryLimit`](Self::MemoryLimit)
+    /// when it hit the memory limit, else [`Trap`](Self::Trap).
     pub(crate) fn of_trap(error: &wasmtime::Error) -> Self {
+        if let Some(bound) = error.downcast_ref::<BoundExceeded>() {
+            return bound.code;
+        }
         let text = format!("{error:#}");
         if text.contains("forcing trap when growing memory") {
             Self::MemoryLimit
@@ -87,6 +137,8 @@ mod tests {
             StopCode::TaskTimeout,
             StopCode::StepTimeout,
             StopCode::DataTooLarge,
+            StopCode::TooManySteps,
+            StopCode::LogTooLarge,
             StopCode::InstantiationFailed,
             StopCode::Abandoned,
         ];
@@ -98,6 +150,8 @@ mod tests {
                 "task_timeout",
                 "step_timeout",
                 "data_too_large",
+                "too_many_steps",
+                "log_too_large",
                 "instantiation_failed",
                 "abandoned"
             ]
@@ -111,5 +165,15 @@ mod tests {
         assert_eq!(StopCode::of_trap(&grow), StopCode::MemoryLimit);
         let trap = wasmtime::Error::new(wasmtime::Trap::UnreachableCodeReached);
         assert_eq!(StopCode::of_trap(&trap), StopCode::Trap);
+    }
+
+    #[test]
+    fn a_crossed_bound_keeps_its_code_through_the_trap() {
+        let bound = BoundExceeded {
+            code: StopCode::TooManySteps,
+            message: "the task started more than 1 steps".into(),
+        };
+        let trap = wasmtime::Error::new(bound).context("error while executing at wasm backtrace");
+        assert_eq!(StopCode::of_trap(&trap), StopCode::TooManySteps);
     }
 }

@@ -68,7 +68,7 @@ impl SandboxState {
             let _ = wasi.preopened_dir(&dir.host, &dir.guest, perms);
         }
         Self {
-            recorder: TaskRecorder::default(),
+            recorder: TaskRecorder::new(capabilities.limits.task),
             stdout,
             stderr,
             http_hooks: OutboundHttp::new(capabilities.http.clone()),
