@@ -16,6 +16,7 @@ pub(crate) const RUN_USAGE: &str = "Usage:
       [--iterations N] [--concurrency N] [--stagger-delay-ms N] [--group-by participant|round]
       [--no-ingest | --dry-run] [--out DIR] [--fresh-instance]
       [--allow-host URL] [--allow-dir HOST[:GUEST][:rw]] [--max-memory SIZE] [--task-timeout DURATION]
+      [--max-sandboxes N]
       [--export-json FILE] [--export-csv FILE] [--export-markdown FILE] [--export-junit FILE]
       [--fail-under SCORE] [--require-upload]";
 
@@ -43,7 +44,7 @@ pub(crate) struct RunFlags {
     /// `--fail-under SCORE`: exit 99 when a participant's overall composite score is below.
     pub fail_under: Option<f64>,
     /// Sandbox grants and limits (`--allow-host`, `--allow-dir`, `--max-memory`,
-    /// `--task-timeout`).
+    /// `--task-timeout`, `--max-sandboxes`).
     pub sandbox: SandboxOverrides,
 }
 
@@ -184,6 +185,10 @@ const FLAGS: &[FlagSpec] = &[
     }),
     valued("--task-timeout", |f, flag, v| {
         f.sandbox.task_timeout_ms = Some(duration_ms(flag, v)?);
+        Ok(())
+    }),
+    valued("--max-sandboxes", |f, flag, v| {
+        f.sandbox.max_sandboxes = Some(count(flag, v)?.into());
         Ok(())
     }),
 ];
@@ -702,6 +707,7 @@ mod tests {
             "64MiB",
             "--task-timeout",
             "2s",
+            "--max-sandboxes=20000",
         ])
         .unwrap();
         assert_eq!(
@@ -711,6 +717,7 @@ mod tests {
         assert_eq!(flags.sandbox.allow_dirs, ["/data:/data:rw"]);
         assert_eq!(flags.sandbox.max_memory_bytes, Some(64 << 20));
         assert_eq!(flags.sandbox.task_timeout_ms, Some(2000));
+        assert_eq!(flags.sandbox.max_sandboxes, Some(20_000));
         assert_eq!(
             parse(&["--task-timeout", "250"])
                 .unwrap()

@@ -5,7 +5,7 @@ use crate::flags::{self, RunFlags};
 use crate::project;
 use anyhow::Result;
 use bench_runtime::component::TaskComponent;
-use bench_runtime::config::{self, BenchmarkConfig, Participant};
+use bench_runtime::config::{self, BenchmarkConfig, GroupBy, Participant};
 use bench_runtime::engine::{EngineSettings, TaskEngine};
 use bench_runtime::plan::{self, ResolvedRun, Skipped};
 use bench_runtime::report::gate;
@@ -50,6 +50,12 @@ pub(super) async fn prepare(task_path: &Path, argv: &[String]) -> Result<Prepare
     }
     let selected = plan::select_participants(&config.participants, resolved.providers.as_deref())?;
     let (available, skipped) = plan::filter_by_env(selected, |name| std::env::var(name).ok());
+    grants.ensure_sandboxes(
+        available.len(),
+        plan::Schedule::for_run(&config, &resolved).len(),
+        resolved.concurrency,
+        resolved.group_by == GroupBy::Round,
+    )?;
     Ok(Prepared {
         engine,
         task,

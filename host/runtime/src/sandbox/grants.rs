@@ -7,7 +7,7 @@ use crate::config::{BenchmarkConfig, Participant};
 use crate::sandbox::env::granted_env;
 use crate::sandbox::fs::DirGrant;
 use crate::sandbox::http::{AllowedHost, DenialNotices, HttpPolicy};
-use crate::sandbox::limits::Limits;
+use crate::sandbox::limits::{Limits, DEFAULT_MAX_SANDBOXES};
 use crate::sandbox::Capabilities;
 use anyhow::{anyhow, Result};
 use std::sync::Arc;
@@ -24,6 +24,8 @@ pub struct SandboxOverrides {
     pub max_memory_bytes: Option<u64>,
     /// `--task-timeout`: longest time one task may run, in milliseconds.
     pub task_timeout_ms: Option<u64>,
+    /// `--max-sandboxes`: most sandboxes the run may hold at once.
+    pub max_sandboxes: Option<u64>,
 }
 
 /// Grants shared by every participant of a run.
@@ -32,6 +34,7 @@ pub struct RunGrants {
     allowed_hosts: Vec<AllowedHost>,
     dirs: Vec<DirGrant>,
     limits: Limits,
+    max_sandboxes: u64,
     notices: Arc<DenialNotices>,
 }
 
@@ -72,6 +75,10 @@ impl RunGrants {
                 task_timeout,
                 task: config.sandbox.task_bounds,
             },
+            max_sandboxes: flags
+                .max_sandboxes
+                .or(config.sandbox.max_sandboxes)
+                .unwrap_or(DEFAULT_MAX_SANDBOXES),
             notices: Arc::default(),
         })
     }
@@ -106,6 +113,29 @@ impl RunGrants {
     pub fn limits(&self) -> Limits {
         self.limits
     }
+
+    /// Refuses a run that would hold more sandboxes at once than allowed: each participant
+    /// opens one per concurrency slot (never more than it has tasks), and a round-grouped
+    /// run keeps every participant's slots at once.
+    pub fn ensure_sandboxes(
+        &self,
+        participants: usize,
+        tasks: usize,
+        concurrency: u32,
+        all_at_once: bool,
+    ) -> Result<()> {
+        let per_participant = (concurrency as u64).min(tasks as u64);
+        let holders = if all_at_once { participants as u64 } else { 1 };
+        let needed = per_participant.saturating_mul(holders);
+        let allowed = self.max_sandboxes;
+        if needed <= allowed {
+            return Ok(());
+        }
+        Err(anyhow!(
+            "this run would hold {needed} sandboxes at once, more than the {allowed} allowed; \
+             lower concurrency or raise the cap with limits.maxSandboxes or --max-sandboxes N"
+        ))
+    }
 }
 
 fn parse_hosts<'a>(patterns: impl IntoIterator<Item = &'a String>) -> Result<Vec<AllowedHost>> {
@@ -113,4 +143,38 @@ fn parse_hosts<'a>(patterns: impl IntoIterator<Item = &'a String>) -> Result<Vec
         .into_iter()
         .map(|pattern| AllowedHost::parse(pattern).map_err(|e| anyhow!(e)))
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn grants(max_sandboxes: u64) -> RunGrants {
+        RunGrants {
+            allowed_hosts: Vec::new(),
+            dirs: Vec::new(),
+            limits: Limits::default(),
+            max_sandboxes,
+            notices: Arc::default(),
+        }
+    }
+
+    #[test]
+    fn sandboxes_at_once_are_capped() {
+        let grants = grants(10);
+        assert!(grants.ensure_sandboxes(5, 100, 2, true).is_ok());
+        assert!(grants
+            .ensure_sandboxes(1000, 1_000_000_000, 10, false)
+            .is_ok());
+        assert!(grants.ensure_sandboxes(1, 3, 1_000_000, false).is_ok());
+        assert_eq!(
+            grants
+                .ensure_sandboxes(1, 1_000_000, 1_000_000, false)
+                .unwrap_err()
+                .to_string(),
+            "this run would hold 1000000 sandboxes at once, more than the 10 allowed; lower \
+             concurrency or raise the cap with limits.maxSandboxes or --max-sandboxes N"
+        );
+        assert!(grants.ensure_sandboxes(6, 100, 2, true).is_err());
+    }
 }
