@@ -19,6 +19,7 @@ use bench_runtime::report::origin;
 use bench_runtime::report::paths;
 use bench_runtime::report::results::{renamed_log_files, ResultsWriter};
 use bench_runtime::report::RunReporter;
+use bench_runtime::sandbox::limits::DEFAULT_MAX_PARTICIPANT_LOG_BYTES;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -55,7 +56,11 @@ pub(super) async fn run(task_path: &Path, argv: &[String]) -> Result<ExitCode> {
         .map(PathBuf::from)
         .unwrap_or_else(|| paths::results_dir(&resolved.benchmark_slug, &run_id));
     let exports = ExportManager::create(&flags.exports)?;
-    let results = ResultsWriter::create(&dir)?;
+    let max_log_bytes = config
+        .sandbox
+        .max_participant_log_bytes
+        .unwrap_or(DEFAULT_MAX_PARTICIPANT_LOG_BYTES);
+    let results = ResultsWriter::create(&dir, max_log_bytes)?;
     let names: Vec<String> = available.iter().map(|p| p.name.clone()).collect();
     let mut manifest = RunManifest {
         run_config: RunConfig::new(&config, &resolved, &names),

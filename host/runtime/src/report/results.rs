@@ -1,5 +1,6 @@
 //! The local results directory of one run: `run.json`, `records.ndjson` (one record per
-//! line, written as each task finishes) and `logs/<participant>.log`.
+//! line, written as each task finishes) and `logs/<participant>.log`, each log capped in
+//! lines and bytes and written through a bounded set of open files.
 
 use super::paths;
 use crate::events::Finished;
@@ -37,21 +38,37 @@ pub struct ResultsWriter {
     dir: PathBuf,
     records: BufWriter<File>,
     logs: HashMap<String, ParticipantLog>,
+    /// The participants whose log file is open, by when it was last written (oldest first).
+    open_logs: BTreeMap<u64, String>,
+    writes: u64,
+    max_log_bytes: u64,
 }
 
-/// One participant's log file and how many lines it holds (capped like upstream's worker log).
+/// One participant's log: its file while open, and how much it holds (capped like
+/// upstream's worker log, in lines and in bytes).
 struct ParticipantLog {
-    file: BufWriter<File>,
+    path: PathBuf,
+    file: Option<BufWriter<File>>,
+    last_write: u64,
     lines: usize,
+    bytes: u64,
+    truncated: bool,
 }
 
 /// Most lines of one participant log; then `... (worker log truncated)` and nothing more.
 pub(crate) const MAX_LOG_LINES: usize = 100_000;
 
+/// Most participant logs open at once; the least recently written is closed first.
+const MAX_OPEN_LOGS: usize = 64;
+
+/// The line that ends a participant log past its cap.
+const TRUNCATED: &str = "... (worker log truncated)";
+
 impl ResultsWriter {
     /// Creates the directory, its `logs/` folder and an empty `records.ndjson` up front, so a
-    /// bad path fails before any task runs.
-    pub fn create(dir: &Path) -> Result<Self> {
+    /// bad path fails before any task runs; each participant log holds at most
+    /// `max_log_bytes`.
+    pub fn create(dir: &Path, max_log_bytes: u64) -> Result<Self> {
         std::fs::create_dir_all(dir.join("logs"))
             .with_context(|| format!("cannot create the results directory {}", dir.display()))?;
         let records_path = dir.join("records.ndjson");
@@ -61,6 +78,9 @@ impl ResultsWriter {
             dir: dir.to_owned(),
             records: BufWriter::new(records),
             logs: HashMap::new(),
+            open_logs: BTreeMap::new(),
+            writes: 0,
+            max_log_bytes,
         })
     }
 
@@ -86,18 +106,22 @@ impl ResultsWriter {
         };
         serde_json::to_writer(&mut self.records, &line)?;
         self.records.write_all(b"\n")?;
-        if !finished.log.is_empty() {
-            let log = self.log_file(participant)?;
-            for line in &finished.log {
-                if log.lines < MAX_LOG_LINES {
-                    writeln!(log.file, "{line}")?;
-                } else if log.lines == MAX_LOG_LINES {
-                    writeln!(log.file, "... (worker log truncated)")?;
-                } else {
-                    break;
-                }
-                log.lines += 1;
+        let max_bytes = self.max_log_bytes;
+        if finished.log.is_empty() || self.logs.get(participant).is_some_and(|l| l.truncated) {
+            return Ok(());
+        }
+        let log = self.open_log(participant)?;
+        let file = log.file.as_mut().expect("an opened log has its file");
+        for line in &finished.log {
+            let bytes = log.bytes.saturating_add(line.len() as u64 + 1);
+            if log.lines >= MAX_LOG_LINES || bytes > max_bytes {
+                writeln!(file, "{TRUNCATED}")?;
+                log.truncated = true;
+                break;
             }
+            writeln!(file, "{line}")?;
+            log.lines += 1;
+            log.bytes = bytes;
         }
         Ok(())
     }
@@ -107,32 +131,60 @@ impl ResultsWriter {
         self.records
             .flush()
             .context("cannot write records.ndjson")?;
-        for log in self.logs.values_mut() {
-            log.file.flush().context("cannot write a participant log")?;
+        for name in self.open_logs.values() {
+            let file = self.logs.get_mut(name).and_then(|log| log.file.as_mut());
+            if let Some(file) = file {
+                file.flush().context("cannot write a participant log")?;
+            }
         }
         Ok(())
     }
 
-    fn log_file(&mut self, participant: &str) -> Result<&mut ParticipantLog> {
-        if !self.logs.contains_key(participant) {
-            let path = self
-                .dir
-                .join("logs")
-                .join(format!("{}.log", file_name(participant)));
+    /// The participant's log with its file open (opened on demand, closing the least
+    /// recently written one when [`MAX_OPEN_LOGS`] are open), marked as written now.
+    fn open_log(&mut self, participant: &str) -> Result<&mut ParticipantLog> {
+        self.writes += 1;
+        let now = self.writes;
+        let log = match self.logs.get_mut(participant) {
+            Some(log) => log,
+            None => {
+                let path = self
+                    .dir
+                    .join("logs")
+                    .join(format!("{}.log", file_name(participant)));
+                let log = ParticipantLog {
+                    path,
+                    file: None,
+                    last_write: 0,
+                    lines: 0,
+                    bytes: 0,
+                    truncated: false,
+                };
+                self.logs.entry(participant.to_owned()).or_insert(log)
+            }
+        };
+        if log.file.is_some() {
+            self.open_logs.remove(&log.last_write);
+        } else {
+            if self.open_logs.len() >= MAX_OPEN_LOGS {
+                let (_, oldest) = self.open_logs.pop_first().expect("open logs are not empty");
+                let closed = self.logs.get_mut(&oldest).and_then(|l| l.file.take());
+                if let Some(mut file) = closed {
+                    file.flush().context("cannot write a participant log")?;
+                }
+            }
+            let log = self.logs.get_mut(participant).expect("added above");
             let file = File::options()
                 .create(true)
                 .append(true)
-                .open(&path)
-                .with_context(|| format!("cannot create {}", path.display()))?;
-            self.logs.insert(
-                participant.to_owned(),
-                ParticipantLog {
-                    file: BufWriter::new(file),
-                    lines: 0,
-                },
-            );
+                .open(&log.path)
+                .with_context(|| format!("cannot create {}", log.path.display()))?;
+            log.file = Some(BufWriter::new(file));
         }
-        Ok(self.logs.get_mut(participant).expect("inserted above"))
+        let log = self.logs.get_mut(participant).expect("added above");
+        log.last_write = now;
+        self.open_logs.insert(now, participant.to_owned());
+        Ok(log)
     }
 }
 
@@ -190,13 +242,69 @@ mod tests {
     #[test]
     fn the_manifest_written_is_the_manifest_read() {
         let dir = tempfile::tempdir().unwrap();
-        let writer = ResultsWriter::create(dir.path()).unwrap();
+        let writer = ResultsWriter::create(dir.path(), 1 << 20).unwrap();
         let manifest = test_manifest(json!({
             "display": {"metrics": []},
             "logFiles": {"a/b": "logs/a_b~0123456789abcdef.log"},
         }));
         writer.write_run_json(&manifest).unwrap();
         assert_eq!(read_manifest(dir.path()).unwrap(), manifest);
+    }
+
+    fn finished(log: &[&str]) -> Finished {
+        Finished {
+            record: TaskRecord {
+                task_index: 0,
+                status: crate::record::Status::Success,
+                started_at: String::new(),
+                error_code: None,
+                data: None,
+                completed_at: String::new(),
+                latency_ms: 0.0,
+                steps: Vec::new(),
+            },
+            log: log.iter().map(|line| line.to_string()).collect(),
+        }
+    }
+
+    fn log_text(dir: &Path, participant: &str) -> String {
+        std::fs::read_to_string(dir.join(format!("logs/{}.log", file_name(participant)))).unwrap()
+    }
+
+    #[test]
+    fn more_participants_than_open_files_keep_every_line_in_order() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut writer = ResultsWriter::create(dir.path(), 1 << 20).unwrap();
+        let names: Vec<String> = (0..MAX_OPEN_LOGS * 3).map(|i| format!("p{i}")).collect();
+        for round in 0..3 {
+            for name in &names {
+                writer
+                    .append(name, &finished(&[&format!("{name} line {round}")]))
+                    .unwrap();
+            }
+        }
+        assert_eq!(writer.open_logs.len(), MAX_OPEN_LOGS);
+        writer.flush().unwrap();
+        for name in &names {
+            assert_eq!(
+                log_text(dir.path(), name),
+                format!("{name} line 0\n{name} line 1\n{name} line 2\n")
+            );
+        }
+    }
+
+    #[test]
+    fn a_participant_log_stops_at_its_byte_cap_with_a_marker() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut writer = ResultsWriter::create(dir.path(), 12).unwrap();
+        writer.append("a", &finished(&["12345", "67890"])).unwrap();
+        writer.append("a", &finished(&["x"])).unwrap();
+        writer.append("a", &finished(&["y"])).unwrap();
+        writer.flush().unwrap();
+        assert_eq!(
+            log_text(dir.path(), "a"),
+            "12345\n67890\n... (worker log truncated)\n"
+        );
     }
 
     #[test]
