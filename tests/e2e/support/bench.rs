@@ -19,6 +19,26 @@ pub(crate) fn bench(cwd: &Path) -> Command {
     command
 }
 
+/// [`bench`] started by a shell that first sets the open-file limit (soft and hard) to
+/// `limit`; arguments added to the command go to `bench`.
+pub(crate) fn bench_with_open_files(cwd: &Path, limit: u32) -> Command {
+    let template = bench(cwd);
+    let mut command = Command::new("bash");
+    command
+        .arg("-c")
+        .arg(format!("ulimit -n {limit} && exec \"$0\" \"$@\""))
+        .arg(template.get_program())
+        .current_dir(cwd)
+        .stdin(Stdio::null());
+    for (key, value) in template.get_envs() {
+        match value {
+            Some(value) => command.env(key, value),
+            None => command.env_remove(key),
+        };
+    }
+    command
+}
+
 /// What a `bench` invocation printed.
 pub(crate) struct Run {
     pub(crate) code: Option<i32>,

@@ -49,7 +49,9 @@ fn attack(ctx: &Context, name: &str) -> Result<(), TaskError> {
         }
         "passwd" => match std::fs::read_to_string("/etc/passwd") {
             Ok(text) => ctx.measure(json!({ "passwdReadable": true, "passwdBytes": text.len() })),
-            Err(error) => ctx.measure(json!({ "passwdReadable": false, "error": error.to_string() })),
+            Err(error) => {
+                ctx.measure(json!({ "passwdReadable": false, "error": error.to_string() }))
+            }
         },
         "http" => {
             let url = ctx.arg("--url").unwrap_or_default();
@@ -83,6 +85,24 @@ fn attack(ctx: &Context, name: &str) -> Result<(), TaskError> {
             }));
         }
         "big-measure" => ctx.measure(json!({ "blob": "x".repeat(2 << 20) })),
+        "step-flood" => {
+            for i in 0..1_000_000 {
+                ctx.step(&format!("step {i}"), || Ok(()))?;
+            }
+        }
+        "long-step-name" => ctx.step(&"n".repeat(16 << 20), || Ok(()))?,
+        "big-log" => {
+            let message = "x".repeat(64 << 20);
+            for _ in 0..8 {
+                ctx.log(&message);
+            }
+        }
+        "log-volume" => {
+            let message = "v".repeat(512 << 10);
+            for _ in 0..64 {
+                ctx.log(&message);
+            }
+        }
         "panic" => panic!("hostile panic"),
         _ => {}
     }
