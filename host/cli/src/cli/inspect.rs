@@ -91,8 +91,29 @@ fn describe_limits(limits: &Limits) -> String {
     let timeout = limits
         .task_timeout
         .map_or_else(|| "none".to_owned(), |t| format!("{}ms", t.as_millis()));
+    let task = &limits.task;
     format!(
-        "memory {} MiB, task timeout {timeout}",
-        js::number_to_string(limits.max_memory_bytes as f64 / (1024.0 * 1024.0))
+        "memory {} MiB, task timeout {timeout}, steps {}, step name {} B, log message {} B, \
+         task log {} B, data {} B",
+        js::number_to_string(limits.max_memory_bytes as f64 / (1024.0 * 1024.0)),
+        task.max_steps,
+        task.max_step_name_bytes,
+        task.max_log_message_bytes,
+        task.max_task_log_bytes,
+        task.max_data_bytes
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn limits_name_every_bound_of_a_task() {
+        assert_eq!(
+            describe_limits(&Limits::default()),
+            "memory 512 MiB, task timeout none, steps 10000, step name 1024 B, log message \
+             1048576 B, task log 16777216 B, data 1048576 B"
+        );
+    }
 }
