@@ -18,6 +18,10 @@ pub(crate) const TASK_WORLD: &str = "bench:task/task@0.1.0";
 /// How long the `config` export may take.
 const CONFIG_TIMEOUT: Duration = Duration::from_secs(30);
 
+/// Largest config a task may return, in bytes of JSON text (10 000 participants take about
+/// 300 KB).
+const MAX_CONFIG_BYTES: usize = 16 << 20;
+
 /// A compiled task component, ready to instantiate.
 pub struct TaskComponent {
     /// Where it was loaded from.
@@ -87,7 +91,7 @@ impl TaskComponent {
         };
         let outcome = tokio::time::timeout(CONFIG_TIMEOUT, call).await;
         match outcome {
-            Ok(Ok(json)) => Ok(json),
+            Ok(Ok(json)) => bounded_config(json),
             Ok(Err(error)) => {
                 // A panicking guest says why on stderr (the Rust SDK prints one line).
                 let said = store.data().stderr.last_line();
@@ -103,6 +107,17 @@ impl TaskComponent {
             ),
         }
     }
+}
+
+/// Refuses a config larger than [`MAX_CONFIG_BYTES`] before it is parsed.
+fn bounded_config(json: String) -> Result<String> {
+    if json.len() > MAX_CONFIG_BYTES {
+        bail!(
+            "the task's config is {} bytes of JSON (at most {MAX_CONFIG_BYTES} bytes)",
+            json.len()
+        );
+    }
+    Ok(json)
 }
 
 /// A one-line description of a wasmtime error: the trap, else the innermost cause.
@@ -247,4 +262,20 @@ fn task_linker(engine: &TaskEngine) -> Result<Linker<SandboxState>> {
     Task::add_to_linker::<_, HasSelf<TaskRecorder>>(&mut linker, |state| &mut state.recorder)
         .map_err(anyhow::Error::from)?;
     Ok(linker)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_config_past_its_size_bound_is_refused() {
+        let most = " ".repeat(MAX_CONFIG_BYTES);
+        assert_eq!(bounded_config(most.clone()).unwrap(), most);
+        let error = bounded_config(most + "{}").unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "the task's config is 16777218 bytes of JSON (at most 16777216 bytes)"
+        );
+    }
 }
