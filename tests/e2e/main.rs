@@ -14,4 +14,5 @@ mod report;
 mod run;
 mod sandbox;
 mod scaffold;
+mod scale;
 mod scoring;

@@ -14,7 +14,7 @@ pub(crate) const RUN_USAGE: &str = "Usage:
   bench run <task.wasm | task-dir> [--shape name] [--provider a,b] [--run-key key]
       [--benchmark slug] [--name \"My benchmark\"]
       [--iterations N] [--concurrency N] [--stagger-delay-ms N] [--group-by participant|round]
-      [--no-ingest | --dry-run] [--out DIR] [--fresh-instance]
+      [--no-ingest | --dry-run] [--out DIR] [--fresh-instance] [--max-sandboxes N]
       [--allow-host URL] [--allow-dir HOST[:GUEST][:rw]] [--max-memory SIZE] [--task-timeout DURATION]
       [--export-json FILE] [--export-csv FILE] [--export-markdown FILE] [--export-junit FILE]
       [--fail-under SCORE] [--require-upload]";
@@ -35,6 +35,8 @@ pub(crate) struct RunFlags {
     /// `--fresh-instance`: a new task instance for every task instead of one per
     /// participant slot.
     pub fresh_instance: bool,
+    /// `--max-sandboxes N`: most sandboxes the run may keep alive at once.
+    pub max_sandboxes: Option<u32>,
     /// `--require-upload`: fail the run (exit 1) when the platform did not acknowledge
     /// everything.
     pub require_upload: bool,
@@ -144,6 +146,10 @@ const FLAGS: &[FlagSpec] = &[
     }),
     switch("--fresh-instance", |f, _, _| {
         f.fresh_instance = true;
+        Ok(())
+    }),
+    valued("--max-sandboxes", |f, flag, v| {
+        f.max_sandboxes = Some(count(flag, v)?);
         Ok(())
     }),
     switch("--require-upload", |f, _, _| {
@@ -682,10 +688,23 @@ mod tests {
 
     #[test]
     fn bench_flags() {
-        let flags = parse(&["--out", "results", "--fresh-instance", "--require-upload"]).unwrap();
+        let flags = parse(&[
+            "--out",
+            "results",
+            "--fresh-instance",
+            "--require-upload",
+            "--max-sandboxes",
+            "20000",
+        ])
+        .unwrap();
         assert_eq!(flags.out.as_deref(), Some("results"));
         assert!(flags.fresh_instance);
         assert!(flags.require_upload);
+        assert_eq!(flags.max_sandboxes, Some(20_000));
+        assert_eq!(
+            error(&["--max-sandboxes", "0"]),
+            r#"--max-sandboxes expects an integer >= 1 (got "0")"#
+        );
         assert_eq!(error(&["--out", " "]), "--out expects a value");
         assert_eq!(error(&["--out"]), "--out expects a value");
     }
@@ -774,6 +793,6 @@ mod tests {
     #[test]
     fn usage_starts_with_usage() {
         assert!(RUN_USAGE.starts_with("Usage:\n  bench run <task.wasm | task-dir>"));
-        assert!(RUN_USAGE.contains("[--out DIR] [--fresh-instance]"));
+        assert!(RUN_USAGE.contains("[--out DIR] [--fresh-instance] [--max-sandboxes N]"));
     }
 }

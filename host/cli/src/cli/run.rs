@@ -2,15 +2,16 @@
 //! results (spec §3.1, local mode).
 
 use super::task::{prepare, Prepared};
-use anyhow::Result;
+use anyhow::{bail, Result};
 use bench_platform::reporter::{Closing, PlatformRun};
 use bench_runtime::config::GroupBy;
+use bench_runtime::engine::{EngineSettings, TaskEngine, DEFAULT_MAX_SANDBOXES};
 use bench_runtime::events::{Observers, RunObserver};
 use bench_runtime::exec::{self, ExecPlan, ParticipantRun, RunRecords, SlotConfig};
 use bench_runtime::js;
 use bench_runtime::metrics::MetricsRecorder;
 use bench_runtime::plan::{
-    self, ComponentInfo, HostInfo, RunConfig, RunManifest, Schedule, TaskCounts,
+    self, ComponentInfo, HostInfo, ResolvedRun, RunConfig, RunManifest, Schedule, TaskCounts,
 };
 use bench_runtime::report::console::{Console, Header};
 use bench_runtime::report::export::ExportManager;
@@ -36,7 +37,7 @@ pub(super) async fn run(task_path: &Path, argv: &[String]) -> Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     }
     let Prepared {
-        engine: _engine,
+        engine: loading_engine,
         task,
         config,
         flags,
@@ -46,6 +47,19 @@ pub(super) async fn run(task_path: &Path, argv: &[String]) -> Result<ExitCode> {
         ..
     } = prepared;
     let schedule = Arc::new(Schedule::for_run(&config, &resolved));
+    let exec_plan = ExecPlan {
+        schedule: schedule.clone(),
+        concurrency: resolved.concurrency,
+        stagger_delay_ms: resolved.stagger_delay_ms,
+    };
+    let sandboxes = exec_plan.sandboxes_at_once(resolved.group_by, available.len());
+    check_sandbox_limit(sandboxes, &resolved, flags.max_sandboxes)?;
+    // The run's engine: its instance pool holds exactly the sandboxes the run keeps alive
+    // (it also drives their deadlines, so it lives until the run ends).
+    let _engine =
+        TaskEngine::for_run(&EngineSettings::default(), task.pool_size(sandboxes as u32))?;
+    let task = Arc::new(task.load_into(&_engine)?);
+    drop(loading_engine);
     let started_at = SystemTime::now();
     let run_id = run_id(started_at);
     let dir = flags.out.as_ref().map(PathBuf::from).unwrap_or_else(|| {
@@ -95,11 +109,6 @@ pub(super) async fn run(task_path: &Path, argv: &[String]) -> Result<ExitCode> {
             })
         })
         .collect::<Result<Vec<_>>>()?;
-    let exec_plan = ExecPlan {
-        schedule,
-        concurrency: resolved.concurrency,
-        stagger_delay_ms: resolved.stagger_delay_ms,
-    };
     let metrics = MetricsRecorder::start(&dir, MetricsRecorder::interval(resolved.group_by))?;
     let platform = match &platform_auth {
         Some(auth) => {
@@ -183,6 +192,31 @@ async fn execute(
             Ok(records)
         }
     }
+}
+
+/// Refuses a run that would keep more sandboxes alive at once than `--max-sandboxes`
+/// (default [`DEFAULT_MAX_SANDBOXES`]) allows, saying how to lower the need or raise the
+/// limit.
+fn check_sandbox_limit(sandboxes: usize, resolved: &ResolvedRun, limit: Option<u32>) -> Result<()> {
+    let limit = limit.unwrap_or(DEFAULT_MAX_SANDBOXES);
+    if sandboxes <= limit as usize {
+        return Ok(());
+    }
+    let (why, lower) = match resolved.group_by {
+        GroupBy::Participant => (
+            format!("--concurrency {}", resolved.concurrency),
+            "lower --concurrency",
+        ),
+        GroupBy::Round => (
+            "one per participant in round mode".to_owned(),
+            "run fewer participants (--provider)",
+        ),
+    };
+    bail!(
+        "this run keeps {sandboxes} sandboxes alive at once ({why}), more than the limit of \
+         {limit}; {lower}, or raise the limit with --max-sandboxes {sandboxes} (every sandbox \
+         reserves 4 GiB of address space and keeps its memory while it lives)"
+    )
 }
 
 /// A sortable run id: UTC start time plus a few hex digits against collisions.

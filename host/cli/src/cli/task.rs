@@ -15,7 +15,8 @@ use std::sync::Arc;
 
 /// Everything decided before the first task runs.
 pub(super) struct Prepared {
-    /// Kept alive for the whole run: its ticker drives the epoch deadlines.
+    /// The engine the task was loaded with (sandboxes allocated on demand); a run loads
+    /// the task into an engine of its own, sized to the run.
     pub engine: TaskEngine,
     /// The loaded task.
     pub task: Arc<TaskComponent>,
