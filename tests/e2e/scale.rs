@@ -1,5 +1,6 @@
-//! End-to-end: runs that scale — 10 000 sandboxes alive at once, and the limit on live
-//! sandboxes checked before a run starts.
+//! End-to-end: runs that scale — 10 000 sandboxes alive at once, the limit on live
+//! sandboxes checked before a run starts, and the process's metrics sampler with 1 000
+//! participants.
 
 use crate::support::{
     bench::{run_bench, Run},
@@ -151,5 +152,27 @@ fn round_mode_needs_a_sandbox_per_participant() {
         ),
         "{}",
         run.stderr
+    );
+}
+
+#[test]
+fn a_thousand_participants_share_the_process_sampler() {
+    let dir = TempDir::new().unwrap();
+    let run = run_guest("crowd", dir.path(), &[]);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    let results = dir.path().join("results");
+    assert_eq!(records(&results).len(), 1000);
+    let metrics = std::fs::read_to_string(results.join("metrics.jsonl")).unwrap();
+    let samples = metrics.lines().count();
+    // A sample per participant start and end would be 2 002 lines; the participants' samples
+    // are at least 100 ms apart, so the run's length bounds them instead.
+    let run_ms = serde_json::from_str::<Value>(metrics.lines().last().unwrap()).unwrap()
+        ["uptimeMs"]
+        .as_u64()
+        .unwrap();
+    assert!(samples >= 2, "a baseline and a final sample");
+    assert!(
+        samples as u64 <= 2 + run_ms / 100 + 1,
+        "{samples} samples in {run_ms} ms"
     );
 }
