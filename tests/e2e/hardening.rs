@@ -380,8 +380,9 @@ fn a_million_sandboxes_are_refused_before_the_run() {
     assert_eq!(run.code, Some(1), "{}\n{}", run.stdout, run.stderr);
     assert!(
         run.stderr.contains(
-            "this run would hold 1000000 sandboxes at once, more than the 10000 allowed; lower \
-             concurrency or raise the cap with limits.maxSandboxes or --max-sandboxes N"
+            "this run would hold 1000000 sandboxes at once (--concurrency 1000000), more than \
+             the 10000 allowed; lower concurrency, or raise the cap with limits.maxSandboxes or \
+             --max-sandboxes 1000000"
         ),
         "{}",
         run.stderr

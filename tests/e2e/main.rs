@@ -15,4 +15,5 @@ mod report;
 mod run;
 mod sandbox;
 mod scaffold;
+mod scale;
 mod scoring;

@@ -687,10 +687,23 @@ mod tests {
 
     #[test]
     fn bench_flags() {
-        let flags = parse(&["--out", "results", "--fresh-instance", "--require-upload"]).unwrap();
+        let flags = parse(&[
+            "--out",
+            "results",
+            "--fresh-instance",
+            "--require-upload",
+            "--max-sandboxes",
+            "20000",
+        ])
+        .unwrap();
         assert_eq!(flags.out.as_deref(), Some("results"));
         assert!(flags.fresh_instance);
         assert!(flags.require_upload);
+        assert_eq!(flags.sandbox.max_sandboxes, Some(20_000));
+        assert_eq!(
+            error(&["--max-sandboxes", "0"]),
+            r#"--max-sandboxes expects an integer >= 1 (got "0")"#
+        );
         assert_eq!(error(&["--out", " "]), "--out expects a value");
         assert_eq!(error(&["--out"]), "--out expects a value");
     }

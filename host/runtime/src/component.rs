@@ -1,7 +1,7 @@
 //! Loading a task component: format checks with actionable messages, compilation (cached),
 //! world checks, and the [`TaskPre`] every sandbox is instantiated from.
 
-use crate::engine::TaskEngine;
+use crate::engine::{PoolSize, TaskEngine};
 use crate::sandbox::context::TaskRecorder;
 use crate::sandbox::{self, Capabilities, SandboxState};
 use anyhow::{bail, Context as _, Result};
@@ -45,20 +45,35 @@ impl TaskComponent {
             .with_context(|| format!("{shown} is not a valid WebAssembly component"))?;
         check_exports(engine, &component)
             .with_context(|| format!("{shown} is not a bench task"))?;
-        let linker = task_linker(engine)?;
-        let instance_pre = linker.instantiate_pre(&component).map_err(|error| {
-            let imports = import_names(engine, &component);
-            anyhow::anyhow!("{shown} {}", explain_missing_imports(&imports, &error))
-        })?;
-        let pre = TaskPre::new(instance_pre)
-            .map_err(|error| anyhow::anyhow!("{error:#}"))
-            .with_context(|| format!("{shown} does not match the {TASK_WORLD} world"))?;
         Ok(Self {
             path: path.to_owned(),
             sha256: hex::encode(Sha256::digest(&bytes)),
             size_bytes: bytes.len(),
-            pre,
+            pre: link(engine, &component, path)?,
         })
+    }
+
+    /// This task in another engine (a run's, whose pool is sized from the run), without
+    /// compiling it again.
+    pub fn load_into(&self, engine: &TaskEngine) -> Result<Self> {
+        let compiled = self.pre.instance_pre().component();
+        let component = engine
+            .adopt_component(&self.sha256, compiled)
+            .with_context(|| {
+                format!("cannot load {} into the run's engine", self.path.display())
+            })?;
+        Ok(Self {
+            path: self.path.clone(),
+            sha256: self.sha256.clone(),
+            size_bytes: self.size_bytes,
+            pre: link(engine, &component, &self.path)?,
+        })
+    }
+
+    /// The pool `sandboxes` live instances of this task need.
+    pub fn pool_size(&self, sandboxes: u32) -> PoolSize {
+        let required = self.pre.instance_pre().component().resources_required();
+        PoolSize::new(sandboxes, required.as_ref())
     }
 
     /// The names of the component's imports.
@@ -252,6 +267,19 @@ fn is_provided(import: &str) -> bool {
         return version.starts_with("0.1.");
     }
     PROVIDED_WASI.contains(&interface) && version.starts_with("0.2.")
+}
+
+/// Links the component against the host and checks it against the task world.
+fn link(engine: &TaskEngine, component: &Component, path: &Path) -> Result<TaskPre<SandboxState>> {
+    let shown = path.display();
+    let linker = task_linker(engine)?;
+    let instance_pre = linker.instantiate_pre(component).map_err(|error| {
+        let imports = import_names(engine, component);
+        anyhow::anyhow!("{shown} {}", explain_missing_imports(&imports, &error))
+    })?;
+    TaskPre::new(instance_pre)
+        .map_err(|error| anyhow::anyhow!("{error:#}"))
+        .with_context(|| format!("{shown} does not match the {TASK_WORLD} world"))
 }
 
 fn task_linker(engine: &TaskEngine) -> Result<Linker<SandboxState>> {

@@ -1,5 +1,6 @@
-//! One wasmtime [`Engine`] per process, a ticker that drives epoch interruption, and an
-//! on-disk cache of compiled components.
+//! The wasmtime [`Engine`]s of a process — one that loads a task and calls its `config`,
+//! and one per run whose instance pool is sized from the run — each with a ticker that
+//! drives epoch interruption, and an on-disk cache of compiled components.
 
 use anyhow::{Context as _, Result};
 use sha2::{Digest, Sha256};
@@ -9,11 +10,31 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 use wasmtime::component::Component;
-use wasmtime::{Config, Engine, InstanceAllocationStrategy, PoolingAllocationConfig};
+use wasmtime::{
+    Config, Enabled, Engine, InstanceAllocationStrategy, PoolingAllocationConfig, ResourcesRequired,
+};
 
 /// How often the ticker advances the epoch; running guests yield to the async executor at
 /// this interval, which is what lets a deadline interrupt a CPU-bound loop.
 pub(crate) const EPOCH_TICK: Duration = Duration::from_millis(10);
+
+/// Most linear memories a run's pool reserves address space for: every slot is a 4 GiB
+/// reservation plus its guard, so 16 384 slots take 64 TiB of the 128 TiB a process can
+/// address. A run that needs more allocates its sandboxes on demand.
+const POOL_MAX_MEMORIES: u32 = 16_384;
+
+/// Most core instances one task component may create.
+const MAX_CORE_INSTANCES_PER_COMPONENT: u32 = 200;
+
+/// Most linear memories and tables one task component may define unless its instance
+/// defines more (then that many).
+const MAX_MEMORIES_PER_COMPONENT: u32 = 20;
+const MAX_TABLES_PER_COMPONENT: u32 = 200;
+
+/// Linear memory a pool slot keeps resident (reset with `memset`, only the pages the last
+/// instance wrote when the kernel can say which) instead of returning it to the kernel:
+/// the next instance of the slot does not fault it in again.
+const KEEP_RESIDENT_BYTES: usize = 1 << 20;
 
 /// Engine settings chosen by the user.
 #[derive(Debug, Clone)]
@@ -42,28 +63,105 @@ pub(crate) fn default_cache_dir() -> Option<PathBuf> {
     }
 }
 
-/// The process-wide engine with its epoch ticker and component cache.
+/// What a run's instance pool holds: a slot for every sandbox alive at once, each with
+/// room for the linear memories and tables the task's instance defines.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PoolSize {
+    /// Sandboxes alive at once.
+    pub sandboxes: u32,
+    /// Linear memories one instance of the task defines.
+    pub memories_per_sandbox: u32,
+    /// Tables one instance of the task defines.
+    pub tables_per_sandbox: u32,
+}
+
+impl PoolSize {
+    /// Room for `sandboxes` instances of a component that needs `required` (`None` when
+    /// the component cannot say, because it instantiates an imported module: then the
+    /// per-component maximum).
+    pub fn new(sandboxes: u32, required: Option<&ResourcesRequired>) -> Self {
+        Self {
+            sandboxes,
+            memories_per_sandbox: required.map_or(MAX_MEMORIES_PER_COMPONENT, |r| r.num_memories),
+            tables_per_sandbox: required.map_or(MAX_TABLES_PER_COMPONENT, |r| r.num_tables),
+        }
+    }
+
+    fn memories(&self) -> u32 {
+        self.sandboxes
+            .max(1)
+            .saturating_mul(self.memories_per_sandbox.max(1))
+    }
+
+    /// Whether the pool's address space is reasonable to reserve up front.
+    fn fits(&self) -> bool {
+        self.memories() <= POOL_MAX_MEMORIES
+    }
+
+    fn allocation_config(&self) -> PoolingAllocationConfig {
+        let sandboxes = self.sandboxes.max(1);
+        let mut pool = PoolingAllocationConfig::default();
+        pool.total_component_instances(sandboxes)
+            .total_core_instances(sandboxes.saturating_mul(MAX_CORE_INSTANCES_PER_COMPONENT))
+            .total_memories(self.memories())
+            .total_tables(sandboxes.saturating_mul(self.tables_per_sandbox.max(1)))
+            // One fiber stack per task in flight, and never more tasks than sandboxes.
+            .total_stacks(sandboxes)
+            .max_core_instances_per_component(MAX_CORE_INSTANCES_PER_COMPONENT)
+            .max_memories_per_component(self.memories_per_sandbox.max(MAX_MEMORIES_PER_COMPONENT))
+            .max_tables_per_component(self.tables_per_sandbox.max(MAX_TABLES_PER_COMPONENT))
+            .max_tables_per_module(20)
+            .table_elements(200_000)
+            .max_memory_size(4 << 30)
+            .max_component_instance_size(4 << 20)
+            .max_core_instance_size(4 << 20)
+            .linear_memory_keep_resident(KEEP_RESIDENT_BYTES)
+            .pagemap_scan(Enabled::Auto);
+        pool
+    }
+}
+
+/// A wasmtime engine with its epoch ticker and component cache.
 pub struct TaskEngine {
     engine: Engine,
     cache_dir: Option<PathBuf>,
+    pooled: bool,
     ticker_stop: Arc<AtomicBool>,
 }
 
 impl TaskEngine {
-    /// Creates the engine (pooling allocator when the machine allows it) and starts the
-    /// epoch ticker.
+    /// An engine that allocates instances on demand (nothing reserved up front): it loads
+    /// tasks and calls their `config`. Starts the epoch ticker.
     pub fn new(settings: &EngineSettings) -> Result<Self> {
-        let engine = Engine::new(&engine_config(settings, true))
-            .or_else(|_| Engine::new(&engine_config(settings, false)))
+        let engine = Engine::new(&engine_config(settings, None))
             .map_err(anyhow::Error::from)
             .context("failed to create the WebAssembly engine")?;
+        Ok(Self::start(engine, settings, false))
+    }
+
+    /// The engine of a run: its sandboxes come from an instance pool sized to `pool`
+    /// (slots reserved up front and reused, so instantiating is cheap), or on demand when
+    /// such a pool would take too much address space or the machine refuses it.
+    pub fn for_run(settings: &EngineSettings, pool: PoolSize) -> Result<Self> {
+        let pooled = pool
+            .fits()
+            .then(|| Engine::new(&engine_config(settings, Some(pool))).ok())
+            .flatten();
+        match pooled {
+            Some(engine) => Ok(Self::start(engine, settings, true)),
+            None => Self::new(settings),
+        }
+    }
+
+    fn start(engine: Engine, settings: &EngineSettings, pooled: bool) -> Self {
         let ticker_stop = Arc::new(AtomicBool::new(false));
         spawn_epoch_ticker(engine.clone(), ticker_stop.clone());
-        Ok(Self {
+        Self {
             engine,
             cache_dir: settings.cache_dir.clone(),
+            pooled,
             ticker_stop,
-        })
+        }
     }
 
     /// The wasmtime engine.
@@ -71,10 +169,17 @@ impl TaskEngine {
         &self.engine
     }
 
+    /// Whether sandboxes come from a pool sized to the run (else they are allocated on
+    /// demand).
+    pub fn is_pooled(&self) -> bool {
+        self.pooled
+    }
+
     /// Compiles a component, or loads it from the cache when these bytes were compiled
     /// before by this wasmtime version with these engine settings.
     pub(crate) fn load_component(&self, bytes: &[u8]) -> Result<Component> {
-        let Some(cache_path) = self.cache_path(bytes) else {
+        let digest = hex::encode(Sha256::digest(bytes));
+        let Some(cache_path) = self.cache_path(&digest) else {
             return compile(&self.engine, bytes);
         };
         if cache_path.is_file() {
@@ -95,13 +200,32 @@ impl TaskEngine {
         Ok(component)
     }
 
-    fn cache_path(&self, bytes: &[u8]) -> Option<PathBuf> {
+    /// `compiled` (loaded by another engine with the same compilation settings, from bytes
+    /// whose sha256 is `digest`) in this engine: mapped from the cache when it is there,
+    /// else copied over.
+    pub(crate) fn adopt_component(&self, digest: &str, compiled: &Component) -> Result<Component> {
+        if let Some(cache_path) = self.cache_path(digest).filter(|path| path.is_file()) {
+            // SAFETY: as in `load_component`.
+            #[allow(unsafe_code)]
+            let cached = unsafe { Component::deserialize_file(&self.engine, &cache_path) };
+            if let Ok(component) = cached {
+                return Ok(component);
+            }
+        }
+        let serialized = compiled.serialize().map_err(anyhow::Error::from)?;
+        // SAFETY: the bytes were just serialized by this process from a component compiled
+        // by an engine of the same version; deserialization checks the settings match.
+        #[allow(unsafe_code)]
+        let component = unsafe { Component::deserialize(&self.engine, &serialized) };
+        component.map_err(|error| anyhow::anyhow!("{error:#}"))
+    }
+
+    fn cache_path(&self, digest: &str) -> Option<PathBuf> {
         let dir = self.cache_dir.as_ref()?;
         let mut settings = std::collections::hash_map::DefaultHasher::new();
         self.engine
             .precompile_compatibility_hash()
             .hash(&mut settings);
-        let digest = hex::encode(Sha256::digest(bytes));
         Some(dir.join(format!(
             "{digest}-wasmtime{}-{:016x}.cwasm",
             wasmtime_version(),
@@ -122,27 +246,18 @@ pub(crate) fn wasmtime_version() -> &'static str {
     wasmtime_environ::VERSION
 }
 
-fn engine_config(settings: &EngineSettings, pooling: bool) -> Config {
+/// The engine's settings; the allocation strategy does not change compiled code, so both
+/// kinds of engine share cached components.
+fn engine_config(settings: &EngineSettings, pool: Option<PoolSize>) -> Config {
     let mut config = Config::new();
     config
         .wasm_component_model(true)
         .epoch_interruption(settings.epoch_interruption)
         .concurrency_support(false);
-    if pooling {
-        let mut pool = PoolingAllocationConfig::default();
-        pool.total_component_instances(1000)
-            .total_core_instances(10_000)
-            .total_memories(2000)
-            .total_tables(10_000)
-            .max_core_instances_per_component(200)
-            .max_memories_per_component(20)
-            .max_tables_per_component(200)
-            .max_tables_per_module(20)
-            .table_elements(200_000)
-            .max_memory_size(4 << 30)
-            .max_component_instance_size(4 << 20)
-            .max_core_instance_size(4 << 20);
-        config.allocation_strategy(InstanceAllocationStrategy::Pooling(pool));
+    if let Some(pool) = pool {
+        config.allocation_strategy(InstanceAllocationStrategy::Pooling(
+            pool.allocation_config(),
+        ));
     }
     config
 }

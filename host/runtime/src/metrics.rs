@@ -23,6 +23,11 @@ pub const METRICS_FILE: &str = "metrics.jsonl";
 /// Resolution of the event-loop delay probe.
 const PROBE_INTERVAL: Duration = Duration::from_millis(20);
 
+/// Least time between two samples a participant's start or end asks for: however many
+/// participants a run has, the one sampler of the process takes at most ten samples a
+/// second for them.
+const MIN_PARTICIPANT_SAMPLE_GAP: Duration = Duration::from_millis(100);
+
 /// Microseconds per clock tick (`CLK_TCK` assumed 100, as upstream).
 const US_PER_TICK: u64 = 10_000;
 
@@ -147,9 +152,11 @@ impl Drop for Collector {
     }
 }
 
-/// Samples a run into `metrics.jsonl`: at the start, at each participant's start and end
-/// and every `interval` (participant mode) or after every round (round mode), and when the
-/// run ends ([`MetricsRecorder::sample`]). Cheap to clone; clones share the file.
+/// The one sampler of a run's process, writing `metrics.jsonl`: at the start, every
+/// `interval` (participant mode) or after every round (round mode), and when the run ends
+/// ([`MetricsRecorder::sample`]); a participant's start and end add a sample only when the
+/// last one is at least [`MIN_PARTICIPANT_SAMPLE_GAP`] old, so a run of many short
+/// participants is not spent reading `/proc`. Cheap to clone; clones share the file.
 #[derive(Clone)]
 pub struct MetricsRecorder {
     inner: Arc<Mutex<Recorder>>,
@@ -160,6 +167,7 @@ struct Recorder {
     file: File,
     path: PathBuf,
     lines: usize,
+    last_sample: Instant,
     /// Round mode: participants per round and tasks finished so far.
     round_width: usize,
     finished_tasks: usize,
@@ -167,7 +175,7 @@ struct Recorder {
 
 impl MetricsRecorder {
     /// Creates `metrics.jsonl` in `dir`, takes the baseline sample and, when `interval` is
-    /// non-zero, samples every `interval` until [`MetricsRecorder::finish`].
+    /// non-zero, samples every `interval` for as long as the recorder (or a clone) lives.
     pub fn start(dir: &Path, interval: Duration) -> Result<Self> {
         let path = dir.join(METRICS_FILE);
         let file =
@@ -178,6 +186,7 @@ impl MetricsRecorder {
                 file,
                 path,
                 lines: 0,
+                last_sample: Instant::now(),
                 round_width: 0,
                 finished_tasks: 0,
             })),
@@ -234,15 +243,26 @@ impl Recorder {
             eprintln!("[bench] cannot write {}", self.path.display());
         }
         self.lines += 1;
+        self.last_sample = Instant::now();
+    }
+
+    /// Samples unless the last sample is younger than [`MIN_PARTICIPANT_SAMPLE_GAP`].
+    fn sample_unless_recent(&mut self) {
+        if self.last_sample.elapsed() >= MIN_PARTICIPANT_SAMPLE_GAP {
+            self.sample();
+        }
     }
 }
 
 impl RunObserver for MetricsRecorder {
-    /// Samples when a participant starts and finishes, and in round mode after every round.
+    /// Samples when a participant starts and finishes (unless a sample was just taken), and
+    /// in round mode after every round.
     fn observe(&mut self, event: RunEvent<'_>) -> Result<()> {
         match event {
             RunEvent::ParticipantStarted { .. } | RunEvent::ParticipantFinished { .. } => {
-                self.sample();
+                if let Ok(mut inner) = self.inner.lock() {
+                    inner.sample_unless_recent();
+                }
             }
             RunEvent::TaskFinished { .. } => {
                 if let Ok(mut inner) = self.inner.lock() {
@@ -525,6 +545,40 @@ mod tests {
         let delays = (1..=100).map(|ms| ms * 1_000_000).collect();
         assert_eq!(delay_stats(delays), (50.0, 99.0, 100.0));
         assert_eq!(delay_stats(Vec::new()), (0.0, 0.0, 0.0));
+    }
+
+    #[tokio::test]
+    async fn participants_starting_and_ending_in_quick_succession_share_samples() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut recorder = MetricsRecorder::start(dir.path(), Duration::ZERO).unwrap();
+        assert_eq!(recorder.lines(), 1, "the baseline");
+        let names: Vec<String> = (0..1000).map(|n| format!("p{n}")).collect();
+        for name in &names {
+            recorder
+                .observe(RunEvent::ParticipantStarted { participant: name })
+                .unwrap();
+            recorder
+                .observe(RunEvent::ParticipantFinished {
+                    participant: name,
+                    records: &[],
+                })
+                .unwrap();
+        }
+        assert_eq!(recorder.lines(), 1, "no sample younger than the gap");
+        std::thread::sleep(MIN_PARTICIPANT_SAMPLE_GAP);
+        recorder
+            .observe(RunEvent::ParticipantStarted {
+                participant: "late",
+            })
+            .unwrap();
+        recorder.sample();
+        assert_eq!(
+            recorder.lines(),
+            3,
+            "a due participant sample and the final one"
+        );
+        let written = std::fs::read_to_string(dir.path().join(METRICS_FILE)).unwrap();
+        assert_eq!(written.lines().count(), 3);
     }
 
     #[tokio::test]

@@ -5,13 +5,12 @@ use super::task::{prepare, Prepared};
 use anyhow::Result;
 use bench_platform::reporter::{Closing, PlatformRun};
 use bench_runtime::config::GroupBy;
+use bench_runtime::engine::{EngineSettings, TaskEngine};
 use bench_runtime::events::{Observers, RunObserver};
 use bench_runtime::exec::{self, ExecPlan, ParticipantRun, RunRecords, SlotConfig};
 use bench_runtime::js;
 use bench_runtime::metrics::MetricsRecorder;
-use bench_runtime::plan::{
-    self, ComponentInfo, HostInfo, RunConfig, RunManifest, Schedule, TaskCounts,
-};
+use bench_runtime::plan::{self, ComponentInfo, HostInfo, RunConfig, RunManifest, TaskCounts};
 use bench_runtime::report::console::{Console, Header};
 use bench_runtime::report::export::ExportManager;
 use bench_runtime::report::finish::{finish, RunResults};
@@ -38,16 +37,23 @@ pub(super) async fn run(task_path: &Path, argv: &[String]) -> Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     }
     let Prepared {
-        engine: _engine,
+        engine: loading_engine,
         task,
         config,
         flags,
         resolved,
         available,
         grants,
+        exec_plan,
+        sandboxes,
         ..
     } = prepared;
-    let schedule = Arc::new(Schedule::for_run(&config, &resolved));
+    // The run's engine: its instance pool holds exactly the sandboxes the run keeps alive
+    // (it also drives their deadlines, so it lives until the run ends).
+    let _engine =
+        TaskEngine::for_run(&EngineSettings::default(), task.pool_size(sandboxes as u32))?;
+    let task = Arc::new(task.load_into(&_engine)?);
+    drop(loading_engine);
     let started_at = SystemTime::now();
     let run_id = run_id(started_at);
     let dir = flags
@@ -81,7 +87,7 @@ pub(super) async fn run(task_path: &Path, argv: &[String]) -> Result<ExitCode> {
         benchmark_name: &resolved.benchmark_name,
         date: &date,
         dry_run: flags.no_ingest,
-        iterations: schedule.len(),
+        iterations: exec_plan.schedule.len(),
         concurrency: resolved.concurrency,
         stagger_delay_ms: resolved.stagger_delay_ms,
         group_by: resolved.group_by.as_str(),
@@ -102,11 +108,6 @@ pub(super) async fn run(task_path: &Path, argv: &[String]) -> Result<ExitCode> {
             })
         })
         .collect::<Result<Vec<_>>>()?;
-    let exec_plan = ExecPlan {
-        schedule,
-        concurrency: resolved.concurrency,
-        stagger_delay_ms: resolved.stagger_delay_ms,
-    };
     let metrics = MetricsRecorder::start(&dir, MetricsRecorder::interval(resolved.group_by))?;
     let platform = match &platform_auth {
         Some(auth) => {

@@ -5,8 +5,9 @@ use crate::flags::{self, RunFlags};
 use crate::project;
 use anyhow::Result;
 use bench_runtime::component::TaskComponent;
-use bench_runtime::config::{self, BenchmarkConfig, GroupBy, Participant};
+use bench_runtime::config::{self, BenchmarkConfig, Participant};
 use bench_runtime::engine::{EngineSettings, TaskEngine};
+use bench_runtime::exec::ExecPlan;
 use bench_runtime::plan::{self, ResolvedRun, Skipped};
 use bench_runtime::report::gate;
 use bench_runtime::sandbox::grants::RunGrants;
@@ -15,7 +16,8 @@ use std::sync::Arc;
 
 /// Everything decided before the first task runs.
 pub(super) struct Prepared {
-    /// Kept alive for the whole run: its ticker drives the epoch deadlines.
+    /// The engine the task was loaded with (sandboxes allocated on demand); a run loads
+    /// the task into an engine of its own, sized to the run.
     pub engine: TaskEngine,
     /// The loaded task.
     pub task: Arc<TaskComponent>,
@@ -31,6 +33,10 @@ pub(super) struct Prepared {
     pub skipped: Vec<Skipped>,
     /// Sandbox grants.
     pub grants: RunGrants,
+    /// The schedule, concurrency and pacing the executors follow.
+    pub exec_plan: ExecPlan,
+    /// Sandboxes the run keeps alive at once (within the grants' cap).
+    pub sandboxes: usize,
 }
 
 /// Loads the task and decides everything a run needs before its first task.
@@ -50,12 +56,13 @@ pub(super) async fn prepare(task_path: &Path, argv: &[String]) -> Result<Prepare
     }
     let selected = plan::select_participants(&config.participants, resolved.providers.as_deref())?;
     let (available, skipped) = plan::filter_by_env(selected, |name| std::env::var(name).ok());
-    grants.ensure_sandboxes(
-        available.len(),
-        plan::Schedule::for_run(&config, &resolved).len(),
-        resolved.concurrency,
-        resolved.group_by == GroupBy::Round,
-    )?;
+    let exec_plan = ExecPlan {
+        schedule: Arc::new(plan::Schedule::for_run(&config, &resolved)),
+        concurrency: resolved.concurrency,
+        stagger_delay_ms: resolved.stagger_delay_ms,
+    };
+    let sandboxes = exec_plan.sandboxes_at_once(resolved.group_by, available.len());
+    grants.ensure_sandboxes(sandboxes, resolved.group_by, resolved.concurrency)?;
     Ok(Prepared {
         engine,
         task,
@@ -65,5 +72,7 @@ pub(super) async fn prepare(task_path: &Path, argv: &[String]) -> Result<Prepare
         available,
         skipped,
         grants,
+        exec_plan,
+        sandboxes,
     })
 }

@@ -16,6 +16,7 @@ pub use round::run_rounds;
 pub use runner::{SlotFactory, TaskRunner};
 pub use slot::SlotConfig;
 
+use crate::config::GroupBy;
 use crate::events::{Finished, RunEvent, RunObserver};
 use crate::plan::Schedule;
 use crate::record::TaskRecord;
@@ -42,6 +43,18 @@ pub struct ExecPlan {
     pub stagger_delay_ms: f64,
 }
 
+impl ExecPlan {
+    /// How many sandboxes the executors keep alive at once: the slots of one participant
+    /// at a time in participant mode (`concurrency`, at most one per task), one per
+    /// participant in round mode.
+    pub fn sandboxes_at_once(&self, group_by: GroupBy, participants: usize) -> usize {
+        match group_by {
+            GroupBy::Participant => participant::slot_count(self),
+            GroupBy::Round => participants,
+        }
+    }
+}
+
 /// The records of every participant, in config order.
 pub type RunRecords = Vec<(String, Vec<TaskRecord>)>;
 
@@ -57,4 +70,25 @@ fn task_finished(
         finished,
         total,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::test_support::plan;
+    use super::*;
+
+    #[test]
+    fn participant_mode_keeps_one_participants_slots_and_round_mode_one_per_participant() {
+        let participant = GroupBy::Participant;
+        assert_eq!(
+            plan(20_000, 10_000, 0.0).sandboxes_at_once(participant, 3),
+            10_000
+        );
+        assert_eq!(plan(5, 10_000, 0.0).sandboxes_at_once(participant, 3), 5);
+        assert_eq!(plan(0, 4, 0.0).sandboxes_at_once(participant, 3), 1);
+        assert_eq!(
+            plan(5, 2, 0.0).sandboxes_at_once(GroupBy::Round, 1000),
+            1000
+        );
+    }
 }

@@ -27,7 +27,7 @@ pub async fn run_participant<F: SlotFactory>(
 ) -> Result<Vec<TaskRecord>> {
     let name = participant.name.as_str();
     observer.observe(RunEvent::ParticipantStarted { participant: name })?;
-    let slots = (plan.concurrency as usize).min(plan.schedule.len()).max(1);
+    let slots = slot_count(plan);
     let mut records = if slots == 1 {
         run_inline(participant, plan, observer).await?
     } else {
@@ -40,6 +40,11 @@ pub async fn run_participant<F: SlotFactory>(
         records: &records,
     })?;
     Ok(records)
+}
+
+/// The slots a participant opens: `concurrency`, but no more than it has tasks.
+pub(super) fn slot_count(plan: &ExecPlan) -> usize {
+    (plan.concurrency as usize).min(plan.schedule.len()).max(1)
 }
 
 async fn run_inline<F: SlotFactory>(

@@ -5,6 +5,7 @@ pub mod console;
 pub mod export;
 pub mod finish;
 pub mod gate;
+mod git_head;
 pub mod origin;
 pub mod participants;
 pub mod paths;

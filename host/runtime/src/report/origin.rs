@@ -2,33 +2,51 @@
 //! host that ran it. Collected once when the run starts and kept in `run.json` as
 //! `origin`, so `summary.json`'s `run` object can be rebuilt from a saved run.
 
+use super::git_head::{self, GitHead};
 use crate::plan::{Origin, RunManifest};
 use serde::Serialize;
 use serde_json::Value;
+use std::path::Path;
 use std::process::{Command, Stdio};
 
 /// The `origin` of `run.json`, as upstream builds its run metadata:
 /// `gitSha = $GITHUB_SHA ?? git rev-parse HEAD`, `gitRef = $GITHUB_REF_NAME ?? $GITHUB_REF ??
 /// git rev-parse --abbrev-ref HEAD` (each omitted when git fails), and
 /// `triggeredBy = $GITHUB_EVENT_NAME ?? "manual"`. A variable that is set wins even when
-/// empty, as JavaScript's `??` does.
-pub fn collect(
+/// empty, as JavaScript's `??` does; the repository is read only when a variable is missing.
+pub(crate) fn collect(
     env: impl Fn(&str) -> Option<String>,
-    git: impl Fn(&[&str]) -> Option<String>,
+    git: impl FnOnce() -> GitHead,
 ) -> Origin {
+    let git_sha = env("GITHUB_SHA");
+    let git_ref = env("GITHUB_REF_NAME").or_else(|| env("GITHUB_REF"));
+    let head = if git_sha.is_none() || git_ref.is_none() {
+        git()
+    } else {
+        GitHead::default()
+    };
     Origin {
-        git_sha: env("GITHUB_SHA").or_else(|| git(&["rev-parse", "HEAD"])),
-        git_ref: env("GITHUB_REF_NAME")
-            .or_else(|| env("GITHUB_REF"))
-            .or_else(|| git(&["rev-parse", "--abbrev-ref", "HEAD"])),
+        git_sha: git_sha.or(head.sha),
+        git_ref: git_ref.or(head.abbrev_ref),
         triggered_by: env("GITHUB_EVENT_NAME").unwrap_or_else(|| "manual".into()),
     }
 }
 
 /// [`collect`] from this process's environment and the git repository of the current
-/// directory.
+/// directory (`GIT_DIR` honoured), read from its files; git itself runs only for a
+/// repository whose refs this reader does not know (reftable).
 pub fn collect_here() -> Origin {
-    collect(|name| std::env::var(name).ok(), run_git)
+    collect(
+        |name| std::env::var(name).ok(),
+        || {
+            let here = std::env::current_dir().unwrap_or_default();
+            let git_dir = std::env::var_os("GIT_DIR").filter(|dir| !dir.is_empty());
+            git_head::read(&here, git_dir.as_deref().map(Path::new)).unwrap_or_else(|| GitHead {
+                sha: run_git(&["rev-parse", "HEAD"]),
+                abbrev_ref: run_git(&["rev-parse", "--abbrev-ref", "HEAD"]),
+            })
+        },
+    )
 }
 
 /// The trimmed stdout of a successful `git <args>`; `None` when git is missing or fails.
@@ -108,11 +126,10 @@ mod tests {
         move |name| vars.get(name).cloned()
     }
 
-    fn git_at(sha: &'static str, branch: &'static str) -> impl Fn(&[&str]) -> Option<String> {
-        move |args| match args {
-            ["rev-parse", "HEAD"] => Some(sha.into()),
-            ["rev-parse", "--abbrev-ref", "HEAD"] => Some(branch.into()),
-            _ => None,
+    fn git_at(sha: &'static str, branch: &'static str) -> impl FnOnce() -> GitHead {
+        move || GitHead {
+            sha: Some(sha.into()),
+            abbrev_ref: Some(branch.into()),
         }
     }
 
@@ -139,6 +156,15 @@ mod tests {
     }
 
     #[test]
+    fn the_repository_is_not_read_when_the_variables_say_it_all() {
+        let origin = collect(
+            env(&[("GITHUB_SHA", "abc"), ("GITHUB_REF", "refs/heads/x")]),
+            || panic!("git read although GITHUB_SHA and GITHUB_REF are set"),
+        );
+        assert_eq!(origin.git_ref.as_deref(), Some("refs/heads/x"));
+    }
+
+    #[test]
     fn git_fills_in_and_an_empty_variable_still_wins() {
         let origin = collect(env(&[("GITHUB_SHA", "")]), git_at("def", "topic"));
         assert_eq!(
@@ -153,7 +179,7 @@ mod tests {
 
     #[test]
     fn without_git_the_commit_and_ref_are_omitted() {
-        let origin = collect(env(&[]), |_| None);
+        let origin = collect(env(&[]), GitHead::default);
         assert_eq!(
             serde_json::to_string(&origin).unwrap(),
             r#"{"triggeredBy":"manual"}"#

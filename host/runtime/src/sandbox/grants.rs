@@ -3,7 +3,7 @@
 //! HTTP destinations (`allowedHosts`, `--allow-host`) and limits (`limits`, `--max-memory`,
 //! `--task-timeout`; flags win).
 
-use crate::config::{BenchmarkConfig, Participant};
+use crate::config::{BenchmarkConfig, GroupBy, Participant};
 use crate::sandbox::env::granted_env;
 use crate::sandbox::fs::DirGrant;
 use crate::sandbox::http::{AllowedHost, DenialNotices, HttpPolicy};
@@ -114,26 +114,31 @@ impl RunGrants {
         self.limits
     }
 
-    /// Refuses a run that would hold more sandboxes at once than allowed: each participant
-    /// opens one per concurrency slot (never more than it has tasks), and a round-grouped
-    /// run keeps every participant's slots at once.
+    /// Refuses a run that would keep more sandboxes alive at once (`needed`, see
+    /// `ExecPlan::sandboxes_at_once`) than the cap allows, saying what asks for them and
+    /// how to lower the need or raise the cap.
     pub fn ensure_sandboxes(
         &self,
-        participants: usize,
-        tasks: usize,
+        needed: usize,
+        group_by: GroupBy,
         concurrency: u32,
-        all_at_once: bool,
     ) -> Result<()> {
-        let per_participant = (concurrency as u64).min(tasks as u64);
-        let holders = if all_at_once { participants as u64 } else { 1 };
-        let needed = per_participant.saturating_mul(holders);
         let allowed = self.max_sandboxes;
-        if needed <= allowed {
+        if needed as u64 <= allowed {
             return Ok(());
         }
+        let (why, lower) = match group_by {
+            GroupBy::Participant => (format!("--concurrency {concurrency}"), "lower concurrency"),
+            GroupBy::Round => (
+                "one per participant in round mode".to_owned(),
+                "run fewer participants (--provider)",
+            ),
+        };
         Err(anyhow!(
-            "this run would hold {needed} sandboxes at once, more than the {allowed} allowed; \
-             lower concurrency or raise the cap with limits.maxSandboxes or --max-sandboxes N"
+            "this run would hold {needed} sandboxes at once ({why}), more than the {allowed} \
+             allowed; {lower}, or raise the cap with limits.maxSandboxes or --max-sandboxes \
+             {needed} (every sandbox reserves 4 GiB of address space and keeps its memory while \
+             it lives)"
         ))
     }
 }
@@ -162,19 +167,23 @@ mod tests {
     #[test]
     fn sandboxes_at_once_are_capped() {
         let grants = grants(10);
-        assert!(grants.ensure_sandboxes(5, 100, 2, true).is_ok());
         assert!(grants
-            .ensure_sandboxes(1000, 1_000_000_000, 10, false)
+            .ensure_sandboxes(10, GroupBy::Participant, 10)
             .is_ok());
-        assert!(grants.ensure_sandboxes(1, 3, 1_000_000, false).is_ok());
         assert_eq!(
             grants
-                .ensure_sandboxes(1, 1_000_000, 1_000_000, false)
+                .ensure_sandboxes(1_000_000, GroupBy::Participant, 1_000_000)
                 .unwrap_err()
                 .to_string(),
-            "this run would hold 1000000 sandboxes at once, more than the 10 allowed; lower \
-             concurrency or raise the cap with limits.maxSandboxes or --max-sandboxes N"
+            "this run would hold 1000000 sandboxes at once (--concurrency 1000000), more than \
+             the 10 allowed; lower concurrency, or raise the cap with limits.maxSandboxes or \
+             --max-sandboxes 1000000 (every sandbox reserves 4 GiB of address space and keeps \
+             its memory while it lives)"
         );
-        assert!(grants.ensure_sandboxes(6, 100, 2, true).is_err());
+        assert!(grants
+            .ensure_sandboxes(11, GroupBy::Round, 1)
+            .unwrap_err()
+            .to_string()
+            .contains("(one per participant in round mode)"));
     }
 }
