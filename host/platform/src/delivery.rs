@@ -165,8 +165,13 @@ impl Delivery {
         }
     }
 
+    /// The idempotency key of one create of this delivery.
     fn key(&self, what: &str) -> String {
-        format!("bench:{}:{what}", self.ledger.local_run_id)
+        let ledger = &self.ledger;
+        match ledger.delivery_id.as_str() {
+            "" => format!("bench:{}:{what}", ledger.local_run_id),
+            id => format!("bench:{}:{id}:{what}", ledger.local_run_id),
+        }
     }
 
     /// Upserts the benchmark (when ours) and creates the run, once.
@@ -259,8 +264,8 @@ impl Delivery {
                 return Ok(());
             };
             let available = self.records[p].len();
-            let batch = match entry.in_flight {
-                Some(batch) => batch,
+            let (batch, resent) = match entry.in_flight {
+                Some(batch) => (batch, true),
                 None => {
                     let limit = if last {
                         available
@@ -278,7 +283,7 @@ impl Delivery {
                     };
                     self.ledger.participants[p].in_flight = Some(batch);
                     self.save();
-                    batch
+                    (batch, false)
                 }
             };
             let start = self.ledger.participants[p].delivered;
@@ -294,7 +299,7 @@ impl Delivery {
                 records,
             };
             let target = self.target(&assignment.worker_id);
-            self.client.send_task_results(target, &body).await?;
+            self.client.send_task_results(target, &body, resent).await?;
             let entry = &mut self.ledger.participants[p];
             entry.delivered = batch.end;
             entry.next_sequence = batch.sequence_number + 1;

@@ -76,7 +76,7 @@ impl PlatformRun {
         run_key: Option<&str>,
         console: &mut Console,
     ) -> Result<Self> {
-        let ledger = new_ledger(manifest, &auth.api_base_url, upsert, run_key);
+        let ledger = new_ledger(manifest, &auth.api_base_url, upsert, run_key)?;
         ledger.save(dir)?;
         let client = Client::new(auth, Retry::default())?;
         let mut delivery = Delivery::new(client, ledger, dir, Vec::new());

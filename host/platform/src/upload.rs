@@ -24,7 +24,7 @@ pub async fn upload(dir: &Path, overrides: &Overrides) -> Result<bool> {
             ledger.api_base_url
         ),
         Some(ledger) => ledger,
-        None => new_ledger(&manifest, &auth.api_base_url, true, None),
+        None => new_ledger(&manifest, &auth.api_base_url, true, None)?,
     };
     let mut records: Vec<Vec<Value>> = vec![Vec::new(); ledger.participants.len()];
     for (participant, record) in RecordsTail::new(dir).read_new()? {

@@ -185,13 +185,35 @@ async fn execute(
     }
 }
 
-/// A sortable run id: UTC start time plus a few hex digits against collisions.
+/// A run id: a UUIDv7 of the start time (milliseconds, so ids sort by start) and 74 random
+/// bits, so two runs never share an id (the platform's idempotency keys start with it).
 fn run_id(started_at: SystemTime) -> String {
-    let time = chrono::DateTime::<chrono::Utc>::from(started_at);
-    let nanos = started_at
+    let since_epoch = started_at
         .duration_since(SystemTime::UNIX_EPOCH)
-        .map(|d| d.subsec_nanos())
         .unwrap_or_default();
-    let salt = (nanos ^ std::process::id().rotate_left(16)) & 0xffff;
-    format!("{}-{salt:04x}", time.format("%Y%m%dT%H%M%SZ"))
+    let timestamp = uuid::Timestamp::from_unix(
+        uuid::NoContext,
+        since_epoch.as_secs(),
+        since_epoch.subsec_nanos(),
+    );
+    uuid::Uuid::new_v7(timestamp).to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    #[test]
+    fn run_ids_sort_by_start_and_differ_within_a_millisecond() {
+        let start = SystemTime::UNIX_EPOCH + Duration::from_millis(1_767_225_600_000);
+        let first = run_id(start);
+        let same_instant = run_id(start);
+        let later = run_id(start + Duration::from_millis(1));
+        assert_ne!(first, same_instant);
+        assert!(first < later && same_instant < later);
+        let parsed = uuid::Uuid::parse_str(&first).unwrap();
+        assert_eq!(parsed.get_version_num(), 7);
+        assert!(first.starts_with("019b76da-a800-7"), "{first}");
+    }
 }

@@ -584,8 +584,8 @@ pub(crate) struct Attempt {
 }
 
 /// `sendTaskResults`' answer.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
 pub(crate) struct TaskResultsAnswer {
     /// Records stored (0 for a repeat).
     pub accepted: usize,

@@ -86,6 +86,10 @@ pub(crate) enum ApiError {
     /// The platform answered 2xx with something that is not the expected JSON.
     #[error("{0}")]
     Protocol(String),
+    /// The platform answered with something other than what was sent: a replayed create of
+    /// another run, a batch it says it already has that was never sent…
+    #[error("The platform's answer does not match what was sent: {0}")]
+    Mismatch(String),
 }
 
 impl ApiError {
@@ -96,7 +100,7 @@ impl ApiError {
             ApiError::Status { status, .. } | ApiError::Upload(status) => {
                 *status == 408 || *status == 429 || *status >= 500
             }
-            ApiError::Protocol(_) => false,
+            ApiError::Protocol(_) | ApiError::Mismatch(_) => false,
         }
     }
 }
@@ -170,6 +174,18 @@ impl Client {
     ) -> Result<A, ApiError> {
         self.send(method, path, body, idempotency_key, self.retry)
             .await
+            .map(|(answer, _)| answer)
+    }
+
+    /// [`Client::call`] without an idempotency key that also says how many attempts it
+    /// took: after more than one, an earlier attempt may have reached the platform.
+    pub(crate) async fn call_counting<A: DeserializeOwned>(
+        &self,
+        method: Method,
+        path: &str,
+        body: Option<&(impl Serialize + ?Sized)>,
+    ) -> Result<(A, u32), ApiError> {
+        self.send(method, path, body, None, self.retry).await
     }
 
     /// [`Client::call`] with a single attempt (heartbeats: the next one follows soon).
@@ -179,7 +195,9 @@ impl Client {
         path: &str,
         body: Option<&(impl Serialize + ?Sized)>,
     ) -> Result<A, ApiError> {
-        self.send(method, path, body, None, Retry::ONCE).await
+        self.send(method, path, body, None, Retry::ONCE)
+            .await
+            .map(|(answer, _)| answer)
     }
 
     async fn send<A: DeserializeOwned>(
@@ -189,13 +207,13 @@ impl Client {
         body: Option<&(impl Serialize + ?Sized)>,
         idempotency_key: Option<&str>,
         retry: Retry,
-    ) -> Result<A, ApiError> {
+    ) -> Result<(A, u32), ApiError> {
         let url = format!("{}{path}", self.api_base_url);
         let body = body
             .map(serde_json::to_string)
             .transpose()
             .map_err(|error| ApiError::Protocol(format!("Cannot encode the request: {error}")))?;
-        let text = self
+        let (text, attempts) = self
             .with_retries(retry, || async {
                 let mut request = self
                     .http
@@ -223,9 +241,10 @@ impl Client {
             })
             .await?;
         let text = if text.trim().is_empty() { "{}" } else { &text };
-        serde_json::from_str(text).map_err(|error| {
+        let answer = serde_json::from_str(text).map_err(|error| {
             ApiError::Protocol(format!("The platform answered with invalid JSON: {error}"))
-        })
+        })?;
+        Ok((answer, attempts))
     }
 
     /// PUTs raw bytes to a presigned upload URL (no auth header).
@@ -250,9 +269,12 @@ impl Client {
             Ok(())
         })
         .await
+        .map(drop)
     }
 
-    async fn with_retries<T, F, Fut>(&self, retry: Retry, attempt: F) -> Result<T, ApiError>
+    /// Runs `attempt` until it succeeds, fails for good or runs out of attempts; the value
+    /// and how many attempts it took.
+    async fn with_retries<T, F, Fut>(&self, retry: Retry, attempt: F) -> Result<(T, u32), ApiError>
     where
         F: Fn() -> Fut,
         Fut: std::future::Future<Output = Result<T, ApiError>>,
@@ -267,7 +289,7 @@ impl Client {
             match attempt().await {
                 Ok(value) => {
                     self.offline.store(false, Ordering::Relaxed);
-                    return Ok(value);
+                    return Ok((value, n));
                 }
                 Err(error) if error.is_retryable() && n < attempts => {
                     tokio::time::sleep(retry.delay(n)).await;
