@@ -79,7 +79,7 @@ impl PlatformRun {
         let ledger = new_ledger(manifest, &auth.api_base_url, upsert, run_key)?;
         ledger.save(dir)?;
         let client = Client::new(auth, Retry::default())?;
-        let mut delivery = Delivery::new(client, ledger, dir, Vec::new());
+        let mut delivery = Delivery::new(client, ledger, dir);
         match delivery.ensure_run().await {
             Ok(run) => {
                 let created = match &delivery.ledger().create_run.run_key {
@@ -338,14 +338,14 @@ struct Feed {
 impl Feed {
     /// Hands the delivery the records written since the last read.
     fn read(&mut self, delivery: &mut Delivery) -> Result<()> {
-        for (participant, record) in self.tail.read_new()? {
-            if let Some(index) = delivery.index(&participant) {
-                delivery.push(index, record);
-                self.active[index] = true;
-                self.changed[index] = true;
+        let (active, changed) = (&mut self.active, &mut self.changed);
+        self.tail.read_new(|line| {
+            if delivery.count(&line) {
+                let index = delivery.index(&line.participant).unwrap_or_default();
+                active[index] = true;
+                changed[index] = true;
             }
-        }
-        Ok(())
+        })
     }
 
     /// Reads, sends the new records with a heartbeat, then settles.

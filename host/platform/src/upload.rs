@@ -5,11 +5,10 @@ use super::auth::{self, Overrides};
 use super::client::{Client, Retry};
 use super::delivery::Delivery;
 use super::spool::Ledger;
-use super::tail::RecordsTail;
+use super::tail::{RecordsTail, RECORDS_FILE};
 use super::{new_ledger, summary_body};
 use anyhow::{bail, Context as _, Result};
 use bench_runtime::report::results::read_manifest;
-use serde_json::Value;
 use std::path::Path;
 
 /// Delivers the rest of a results directory; returns whether everything is delivered.
@@ -26,19 +25,19 @@ pub async fn upload(dir: &Path, overrides: &Overrides) -> Result<bool> {
         Some(ledger) => ledger,
         None => new_ledger(&manifest, &auth.api_base_url, true, None)?,
     };
-    let mut records: Vec<Vec<Value>> = vec![Vec::new(); ledger.participants.len()];
-    for (participant, record) in RecordsTail::new(dir).read_new()? {
-        if let Some(index) = ledger
-            .participants
-            .iter()
-            .position(|entry| entry.name == participant)
-        {
-            records[index].push(record);
-        }
-    }
-    let created_before = ledger.run.is_some();
     let client = Client::new(&auth, Retry::default())?;
-    let mut delivery = Delivery::new(client, ledger, dir, records);
+    let created_before = ledger.run.is_some();
+    let mut delivery = Delivery::new(client, ledger, dir);
+    let mut tail = RecordsTail::new(dir);
+    tail.read_new(|line| {
+        delivery.count(&line);
+    })?;
+    if let Some(line) = tail.incomplete_line() {
+        eprintln!(
+            "[bench] {} line {line} is cut short (it has no end); it is not uploaded.",
+            dir.join(RECORDS_FILE).display()
+        );
+    }
     if delivery.ledger().summary.is_none() {
         if let Some(summary) = summary_body(dir) {
             delivery.set_summary(summary);

@@ -163,6 +163,24 @@ pub(crate) struct TaskResults {
     pub records: Vec<Value>,
 }
 
+impl TaskResults {
+    /// The wire text of this batch with `records_json` (records as JSON, separated by
+    /// commas) as its records, in the key order serializing it gives; its own `records` are
+    /// left out.
+    pub(crate) fn encode_with(&self, records_json: &[u8]) -> Vec<u8> {
+        let header = TaskResults {
+            records: Vec::new(),
+            ..self.clone()
+        };
+        let mut text = serde_json::to_vec(&header).expect("a batch header serializes");
+        debug_assert!(text.ends_with(b"[]}"));
+        text.truncate(text.len() - 2);
+        text.extend_from_slice(records_json);
+        text.extend_from_slice(b"]}");
+        text
+    }
+}
+
 /// What a batch of worker events holds.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub(crate) enum EventKind {
@@ -174,6 +192,10 @@ pub(crate) enum EventKind {
 
 /// Most records one [`TaskResults`] batch may carry (spec §6.1).
 pub(crate) const MAX_BATCH_RECORDS: usize = 5000;
+
+/// Largest artifact body: the client uploads at most this much of a file, the server
+/// accepts no more.
+pub(crate) const MAX_ARTIFACT_BYTES: usize = 32 << 20;
 
 /// `createWorkerArtifact`: `{ attemptId, kind, contentType?, name?, metadata? }`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -744,6 +766,26 @@ mod tests {
             error_message: None,
         };
         assert_eq!(wire(&finish), r#"{"attemptId":"a"}"#);
+    }
+
+    #[test]
+    fn a_batch_encoded_with_records_text_is_the_serialized_batch() {
+        let records = vec![
+            json!({"taskIndex": 0, "status": "success"}),
+            json!({"taskIndex": 1}),
+        ];
+        let batch = TaskResults {
+            kind: EventKind::TaskResults,
+            attempt_id: "a\"1".into(),
+            sequence_number: 3,
+            is_final: false,
+            records: records.clone(),
+        };
+        let records_json = format!("{},{}", records[0], records[1]);
+        assert_eq!(
+            String::from_utf8(batch.encode_with(records_json.as_bytes())).unwrap(),
+            wire(&batch)
+        );
     }
 
     #[test]

@@ -8,6 +8,7 @@ use crate::api::types::{
     FinishWorker, Heartbeat, PlanWorkers, RunSummary, TaskResults, TaskResultsAnswer,
     UpsertBenchmark, UpsertParticipant, WorkerOutcome,
 };
+use bytes::Bytes;
 use reqwest::Method;
 use serde::de::IgnoredAny;
 use serde::{Deserialize, Serialize};
@@ -164,21 +165,25 @@ impl Client {
             .map(drop)
     }
 
-    /// `sendTaskResults`. `resent` says whether this batch may have reached the platform
-    /// before (an earlier call sent it); only then may the platform call it a duplicate.
+    /// `sendTaskResults` of `batch` with `records_json` as its records (see
+    /// [`TaskResults::encode_with`]). `resent` says whether this batch may have reached the
+    /// platform before (an earlier call sent it); only then may the platform call it a
+    /// duplicate.
     pub(crate) async fn send_task_results(
         &self,
         (slug, run_id, worker_id): WorkerTarget<'_>,
-        body: &TaskResults,
+        batch: &TaskResults,
+        records_json: &[u8],
         resent: bool,
     ) -> Result<(), ApiError> {
         let path = fill(paths::WORKER_EVENTS, &[slug, run_id, worker_id]);
+        let body = Bytes::from(batch.encode_with(records_json));
         let (answer, attempts): (TaskResultsAnswer, u32) =
-            self.call_counting(Method::POST, &path, Some(body)).await?;
+            self.call_encoded(Method::POST, &path, body).await?;
         if answer.duplicate && !resent && attempts == 1 {
             return Err(ApiError::Mismatch(format!(
                 "batch {} of attempt {} was never sent before, yet the platform already has it (another run with the same ids?)",
-                body.sequence_number, body.attempt_id
+                batch.sequence_number, batch.attempt_id
             )));
         }
         Ok(())
@@ -190,7 +195,7 @@ impl Client {
         &self,
         (slug, run_id, worker_id): WorkerTarget<'_>,
         artifact: &CreateArtifact,
-        body: &[u8],
+        body: Bytes,
         idempotency_key: &str,
     ) -> Result<(), ApiError> {
         let path = fill(paths::WORKER_ARTIFACTS, &[slug, run_id, worker_id]);
@@ -404,10 +409,11 @@ mod tests {
             attempt_id: "att_1".into(),
             sequence_number: 0,
             is_final: true,
-            records: vec![json!({"taskIndex": 0})],
+            records: Vec::new(),
         };
+        let records = br#"{"taskIndex":0}"#;
         let error = client
-            .send_task_results(("s", "r", "w"), &batch, false)
+            .send_task_results(("s", "r", "w"), &batch, records, false)
             .await
             .unwrap_err();
         assert!(matches!(error, ApiError::Mismatch(_)), "{error}");
@@ -416,7 +422,7 @@ mod tests {
             .contains("batch 0 of attempt att_1 was never sent before"));
         assert!(!error.is_retryable());
         let resent = client
-            .send_task_results(("s", "r", "w"), &batch, true)
+            .send_task_results(("s", "r", "w"), &batch, records, true)
             .await;
         assert_eq!(resent, Ok(()), "a batch sent before may be a duplicate");
     }

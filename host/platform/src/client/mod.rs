@@ -10,6 +10,7 @@ pub use endpoints::CreatedRun;
 pub(crate) use endpoints::WorkerTarget;
 
 use super::auth::Auth;
+use bytes::Bytes;
 use reqwest::{Method, StatusCode};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
@@ -90,6 +91,9 @@ pub(crate) enum ApiError {
     /// another run, a batch it says it already has that was never sent…
     #[error("The platform's answer does not match what was sent: {0}")]
     Mismatch(String),
+    /// What was to be sent could not be read from the results directory.
+    #[error("{0}")]
+    Local(String),
 }
 
 impl ApiError {
@@ -100,7 +104,7 @@ impl ApiError {
             ApiError::Status { status, .. } | ApiError::Upload(status) => {
                 *status == 408 || *status == 429 || *status >= 500
             }
-            ApiError::Protocol(_) | ApiError::Mismatch(_) => false,
+            ApiError::Protocol(_) | ApiError::Mismatch(_) | ApiError::Local(_) => false,
         }
     }
 }
@@ -172,20 +176,22 @@ impl Client {
         body: Option<&(impl Serialize + ?Sized)>,
         idempotency_key: Option<&str>,
     ) -> Result<A, ApiError> {
+        let body = encode(body)?;
         self.send(method, path, body, idempotency_key, self.retry)
             .await
             .map(|(answer, _)| answer)
     }
 
-    /// [`Client::call`] without an idempotency key that also says how many attempts it
-    /// took: after more than one, an earlier attempt may have reached the platform.
-    pub(crate) async fn call_counting<A: DeserializeOwned>(
+    /// [`Client::call`] with a body already encoded as JSON and no idempotency key; the
+    /// answer and how many attempts it took (after more than one, an earlier attempt may
+    /// have reached the platform).
+    pub(crate) async fn call_encoded<A: DeserializeOwned>(
         &self,
         method: Method,
         path: &str,
-        body: Option<&(impl Serialize + ?Sized)>,
+        body: Bytes,
     ) -> Result<(A, u32), ApiError> {
-        self.send(method, path, body, None, self.retry).await
+        self.send(method, path, Some(body), None, self.retry).await
     }
 
     /// [`Client::call`] with a single attempt (heartbeats: the next one follows soon).
@@ -195,6 +201,7 @@ impl Client {
         path: &str,
         body: Option<&(impl Serialize + ?Sized)>,
     ) -> Result<A, ApiError> {
+        let body = encode(body)?;
         self.send(method, path, body, None, Retry::ONCE)
             .await
             .map(|(answer, _)| answer)
@@ -204,15 +211,11 @@ impl Client {
         &self,
         method: Method,
         path: &str,
-        body: Option<&(impl Serialize + ?Sized)>,
+        body: Option<Bytes>,
         idempotency_key: Option<&str>,
         retry: Retry,
     ) -> Result<(A, u32), ApiError> {
         let url = format!("{}{path}", self.api_base_url);
-        let body = body
-            .map(serde_json::to_string)
-            .transpose()
-            .map_err(|error| ApiError::Protocol(format!("Cannot encode the request: {error}")))?;
         let (text, attempts) = self
             .with_retries(retry, || async {
                 let mut request = self
@@ -252,14 +255,14 @@ impl Client {
         &self,
         url: &str,
         content_type: &str,
-        body: &[u8],
+        body: Bytes,
     ) -> Result<(), ApiError> {
         self.with_retries(self.retry, || async {
             let response = self
                 .http
                 .put(url)
                 .header("Content-Type", content_type)
-                .body(body.to_vec())
+                .body(body.clone())
                 .send()
                 .await
                 .map_err(transport)?;
@@ -304,6 +307,13 @@ impl Client {
             }
         }
     }
+}
+
+/// A request body as JSON.
+fn encode(body: Option<&(impl Serialize + ?Sized)>) -> Result<Option<Bytes>, ApiError> {
+    body.map(|body| serde_json::to_vec(body).map(Bytes::from))
+        .transpose()
+        .map_err(|error| ApiError::Protocol(format!("Cannot encode the request: {error}")))
 }
 
 fn transport(error: reqwest::Error) -> ApiError {
