@@ -42,6 +42,41 @@ impl Outstanding {
     }
 }
 
+/// How many tasks a run planned and recorded: `(participant, recorded, planned)`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Completeness {
+    /// Per participant, in config order.
+    pub participants: Vec<(String, u64, u64)>,
+}
+
+impl Completeness {
+    /// Tasks planned but not recorded.
+    pub(crate) fn missing(&self) -> u64 {
+        self.participants
+            .iter()
+            .map(|(_, recorded, planned)| planned.saturating_sub(*recorded))
+            .sum()
+    }
+
+    /// Tasks planned.
+    pub(crate) fn planned(&self) -> u64 {
+        self.participants
+            .iter()
+            .map(|(_, _, planned)| planned)
+            .sum()
+    }
+
+    /// `alpha 1421/1500, beta 0/1500`.
+    pub(crate) fn per_participant(&self) -> String {
+        let parts: Vec<String> = self
+            .participants
+            .iter()
+            .map(|(name, recorded, planned)| format!("{name} {recorded}/{planned}"))
+            .collect();
+        parts.join(", ")
+    }
+}
+
 /// What the delivery knows of one participant's records without holding them: how many
 /// `records.ndjson` has and how many of those failed, and where its first record not
 /// acknowledged yet is looked for.
@@ -59,6 +94,8 @@ pub(crate) struct Delivery {
     ledger: Ledger,
     dir: PathBuf,
     tallies: Vec<Tally>,
+    /// The run stopped before its end.
+    interrupted: bool,
 }
 
 impl Delivery {
@@ -71,6 +108,7 @@ impl Delivery {
             ledger,
             dir: dir.to_owned(),
             tallies,
+            interrupted: false,
         }
     }
 
@@ -373,33 +411,73 @@ impl Delivery {
             self.save();
         }
         if !self.ledger.participants[p].closed {
-            let failed = self.tallies[p].failed > 0;
-            let failure = |code: &str, message: &str| FinishWorker {
-                attempt_id: assignment.attempt_id.clone(),
-                error_code: Some(code.into()),
-                error_message: Some(message.into()),
-            };
-            let (outcome, body) = match (failed, self.ledger.is_round_mode()) {
-                (false, _) => (
-                    WorkerOutcome::Complete,
-                    FinishWorker {
-                        attempt_id: assignment.attempt_id.clone(),
-                        error_code: None,
-                        error_message: None,
-                    },
-                ),
-                (true, false) => (
-                    WorkerOutcome::Fail,
-                    failure("Error", "One or more tasks failed"),
-                ),
-                (true, true) => (WorkerOutcome::Fail, failure("ERROR", "Unknown error")),
-            };
+            let (outcome, body) = self.ending(p, &assignment);
             let target = self.target(&assignment.worker_id);
             self.client.finish_worker(target, outcome, &body).await?;
             self.ledger.participants[p].closed = true;
             self.save();
         }
         Ok(())
+    }
+
+    /// How a participant's worker ends: `complete` when every planned task is recorded and
+    /// succeeded; otherwise `fail` — `Interrupted` or `Partial` with the counts when tasks
+    /// are missing, upstream's codes when a task failed.
+    fn ending(&self, p: usize, assignment: &Assignment) -> (WorkerOutcome, FinishWorker) {
+        let entry = &self.ledger.participants[p];
+        let tally = &self.tallies[p];
+        let failure = |code: &str, message: String| {
+            let body = FinishWorker {
+                attempt_id: assignment.attempt_id.clone(),
+                error_code: Some(code.into()),
+                error_message: Some(message),
+            };
+            (WorkerOutcome::Fail, body)
+        };
+        if (tally.received as u64) < entry.total_tasks {
+            let code = if self.interrupted {
+                "Interrupted"
+            } else {
+                "Partial"
+            };
+            return failure(
+                code,
+                format!(
+                    "{code}: {} of {} task(s) recorded",
+                    tally.received, entry.total_tasks
+                ),
+            );
+        }
+        match (tally.failed > 0, self.ledger.is_round_mode()) {
+            (false, _) => (
+                WorkerOutcome::Complete,
+                FinishWorker {
+                    attempt_id: assignment.attempt_id.clone(),
+                    error_code: None,
+                    error_message: None,
+                },
+            ),
+            (true, false) => failure("Error", "One or more tasks failed".into()),
+            (true, true) => failure("ERROR", "Unknown error".into()),
+        }
+    }
+
+    /// Says that the run stopped before its end (killed): workers with tasks missing end as
+    /// `Interrupted` rather than `Partial`.
+    pub(crate) fn mark_interrupted(&mut self) {
+        self.interrupted = true;
+    }
+
+    /// Planned and recorded tasks, per participant and in all.
+    pub(crate) fn completeness(&self) -> Completeness {
+        let participants = self
+            .ledger
+            .participants
+            .iter()
+            .zip(&self.tallies)
+            .map(|(entry, tally)| (entry.name.clone(), tally.received as u64, entry.total_tasks))
+            .collect();
+        Completeness { participants }
     }
 
     /// Round mode: one system-metrics artifact for the whole process, through the first

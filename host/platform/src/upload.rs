@@ -1,5 +1,7 @@
 //! `bench upload <results-dir>`: delivers what a run's ledger says the platform has not
-//! acknowledged (or, for a run that was kept local, the whole run), exactly once.
+//! acknowledged (or, for a run that was kept local, the whole run), exactly once. A run
+//! with tasks missing — interrupted, or its `records.ndjson` cut short — is delivered as
+//! what it is: its workers fail with the counts, and the command says how many are missing.
 
 use super::auth::{self, Overrides};
 use super::client::{Client, Retry};
@@ -36,6 +38,29 @@ pub async fn upload(dir: &Path, overrides: &Overrides) -> Result<bool> {
         eprintln!(
             "[bench] {} line {line} is cut short (it has no end); it is not uploaded.",
             dir.join(RECORDS_FILE).display()
+        );
+    }
+    if manifest.completed_at.is_none() {
+        delivery.mark_interrupted();
+    }
+    let completeness = delivery.completeness();
+    if completeness.missing() > 0 {
+        let (why, status) = if manifest.completed_at.is_none() {
+            (
+                "the run was interrupted (run.json has no end time)",
+                "interrupted",
+            )
+        } else {
+            (
+                "records.ndjson holds fewer records than the run planned",
+                "partial",
+            )
+        };
+        eprintln!(
+            "[bench] {} of {} planned task(s) are missing ({} recorded): {why}; it is uploaded as {status}.",
+            completeness.missing(),
+            completeness.planned(),
+            completeness.per_participant()
         );
     }
     if delivery.ledger().summary.is_none() {

@@ -418,6 +418,10 @@ pub(crate) struct Run {
     pub created_at: String,
     /// Derived from its workers.
     pub status: RunStatus,
+    /// Tasks its participants planned in all.
+    pub planned_tasks: u64,
+    /// Task records the platform holds for it.
+    pub recorded_tasks: u64,
 }
 
 /// Where a run stands, derived from its workers.
@@ -433,6 +437,10 @@ pub(crate) enum RunStatus {
     Completed,
     /// Every worker ended, and one failed.
     Failed,
+    /// Every worker ended, tasks are missing, and a worker says its run was interrupted.
+    Interrupted,
+    /// Every worker ended and tasks are missing.
+    Partial,
     /// A status this crate's server does not give (the hosted platform has more).
     #[serde(other)]
     Other,

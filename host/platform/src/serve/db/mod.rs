@@ -34,8 +34,8 @@ pub(crate) struct Store {
 impl Store {
     /// Opens (creating if needed) the database file.
     pub(crate) fn open(path: &Path) -> rusqlite::Result<Self> {
-        let db = Connection::open(path)?;
-        schema::apply(&db)?;
+        let mut db = Connection::open(path)?;
+        schema::apply(&mut db)?;
         Ok(Self { db })
     }
 

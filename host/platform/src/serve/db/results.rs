@@ -72,6 +72,10 @@ impl Store {
                 record.to_string()
             ])?;
         }
+        self.db.execute(
+            "UPDATE workers SET recorded = recorded + ?1 WHERE id = ?2",
+            params![body.records.len(), worker_id],
+        )?;
         Ok(TaskResultsAnswer {
             accepted: body.records.len(),
             event_batch_id: id,

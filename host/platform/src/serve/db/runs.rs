@@ -4,7 +4,7 @@ use super::keys::ORG_SLUG;
 use super::{bounds, json_column, now, random_id, Refusal, Store};
 use crate::api::types::{
     Benchmark, BenchmarkAnswer, CreateRun, CreateRunAnswer, Items, Page, Participant,
-    ParticipantAnswer, Run, RunAnswer, RunStatus, UpsertBenchmark, UpsertParticipant, WorkerStatus,
+    ParticipantAnswer, Run, RunAnswer, RunStatus, UpsertBenchmark, UpsertParticipant,
 };
 use rusqlite::{params, OptionalExtension, Row};
 
@@ -26,6 +26,45 @@ fn participant_row(row: &Row<'_>) -> rusqlite::Result<Participant> {
         total_tasks: row.get(1)?,
         created_at: row.get(2)?,
     })
+}
+
+/// A run's workers and tasks, counted.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+struct RunTally {
+    workers: u64,
+    pending: u64,
+    running: u64,
+    failed: u64,
+    /// Workers that failed as `Interrupted`.
+    interrupted: u64,
+    /// Participants without a planned worker.
+    unplanned: u64,
+    planned: u64,
+    recorded: u64,
+}
+
+impl RunTally {
+    /// `pending` until a worker is claimed, `running` while a worker (or a participant's
+    /// plan) is outstanding; then `completed` when every planned task is recorded and every
+    /// worker completed, `failed` when all are recorded and a worker failed, `interrupted`
+    /// or `partial` when tasks are missing.
+    fn status(&self) -> RunStatus {
+        if self.pending == self.workers {
+            RunStatus::Pending
+        } else if self.pending + self.running + self.unplanned > 0 {
+            RunStatus::Running
+        } else if self.recorded < self.planned {
+            if self.interrupted > 0 {
+                RunStatus::Interrupted
+            } else {
+                RunStatus::Partial
+            }
+        } else if self.failed > 0 {
+            RunStatus::Failed
+        } else {
+            RunStatus::Completed
+        }
+    }
 }
 
 impl Store {
@@ -96,34 +135,48 @@ impl Store {
                         config: json_column(row.get(5)?),
                         created_at: row.get(6)?,
                         status: RunStatus::Pending,
+                        planned_tasks: 0,
+                        recorded_tasks: 0,
                     })
                 },
             )
             .optional()?
             .ok_or_else(|| Refusal::not_found("Run"))?;
-        run.status = self.run_status(run_id)?;
+        let tally = self.run_tally(run_id)?;
+        run.status = tally.status();
+        run.planned_tasks = tally.planned;
+        run.recorded_tasks = tally.recorded;
         Ok(run)
     }
 
-    /// `pending` (no worker claimed), `running`, `completed` or `failed`, from the workers.
-    fn run_status(&self, run_id: &str) -> Result<RunStatus, Refusal> {
-        let statuses: Vec<WorkerStatus> = self.rows(
-            "SELECT status FROM workers WHERE run_id = ?1",
+    /// The counts a run's status is derived from.
+    fn run_tally(&self, run_id: &str) -> Result<RunTally, Refusal> {
+        let mut tally = self.db.query_row(
+            "SELECT COUNT(*), COALESCE(SUM(status = 'pending'), 0), COALESCE(SUM(status = 'running'), 0),
+               COALESCE(SUM(status = 'failed'), 0), COALESCE(SUM(error_code = 'Interrupted'), 0),
+               COALESCE(SUM(recorded), 0)
+             FROM workers WHERE run_id = ?1",
             [run_id],
-            |row| row.get(0),
+            |row| {
+                Ok(RunTally {
+                    workers: row.get(0)?,
+                    pending: row.get(1)?,
+                    running: row.get(2)?,
+                    failed: row.get(3)?,
+                    interrupted: row.get(4)?,
+                    recorded: row.get(5)?,
+                    ..RunTally::default()
+                })
+            },
         )?;
-        let all = |wanted: WorkerStatus| statuses.iter().all(|status| *status == wanted);
-        let unfinished =
-            |status: &WorkerStatus| matches!(status, WorkerStatus::Pending | WorkerStatus::Running);
-        Ok(if all(WorkerStatus::Pending) {
-            RunStatus::Pending
-        } else if statuses.iter().any(unfinished) {
-            RunStatus::Running
-        } else if all(WorkerStatus::Completed) {
-            RunStatus::Completed
-        } else {
-            RunStatus::Failed
-        })
+        (tally.planned, tally.unplanned) = self.db.query_row(
+            "SELECT COALESCE(SUM(total_tasks), 0), COALESCE(SUM(NOT EXISTS
+               (SELECT 1 FROM workers w WHERE w.run_id = p.run_id AND w.participant = p.name)), 0)
+             FROM participants p WHERE run_id = ?1",
+            [run_id],
+            |row| Ok((row.get(0)?, row.get(1)?)),
+        )?;
+        Ok(tally)
     }
 
     /// `GET /benchmarks/{slug}/runs/{runId}`.
@@ -309,6 +362,31 @@ mod tests {
         let listed = store.list_runs("s", Page::default()).unwrap();
         assert_eq!(listed.items.len(), 2);
         assert_eq!(listed.items[0].id, own.run.id, "newest first");
+    }
+
+    #[test]
+    fn a_run_is_complete_only_when_every_planned_task_is_recorded() {
+        let tally = |pending, running, failed, interrupted, unplanned, recorded| RunTally {
+            workers: 2,
+            pending,
+            running,
+            failed,
+            interrupted,
+            unplanned,
+            planned: 10,
+            recorded,
+        };
+        assert_eq!(tally(2, 0, 0, 0, 0, 0).status(), RunStatus::Pending);
+        assert_eq!(tally(1, 1, 0, 0, 0, 3).status(), RunStatus::Running);
+        assert_eq!(
+            tally(0, 0, 0, 0, 1, 5).status(),
+            RunStatus::Running,
+            "a participant without a worker yet"
+        );
+        assert_eq!(tally(0, 0, 0, 0, 0, 10).status(), RunStatus::Completed);
+        assert_eq!(tally(0, 0, 1, 0, 0, 10).status(), RunStatus::Failed);
+        assert_eq!(tally(0, 0, 1, 0, 0, 9).status(), RunStatus::Partial);
+        assert_eq!(tally(0, 0, 2, 1, 0, 4).status(), RunStatus::Interrupted);
     }
 
     #[test]

@@ -372,9 +372,11 @@ mod tests {
         store
             .finish_worker("s", &run_id, &worker_id, WorkerOutcome::Complete, &finish)
             .unwrap();
+        let run = store.get_run("s", &run_id).unwrap().run;
         assert_eq!(
-            store.get_run("s", &run_id).unwrap().run.status,
-            RunStatus::Completed
+            (run.status, run.recorded_tasks, run.planned_tasks),
+            (RunStatus::Partial, 0, 2),
+            "completed without its tasks"
         );
     }
 }
