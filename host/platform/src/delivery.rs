@@ -15,8 +15,10 @@ use bench_runtime::metrics::METRICS_FILE;
 use bench_runtime::report::results::file_name;
 use bytes::Bytes;
 use serde_json::{json, Map, Value};
+use std::future::Future;
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// Records per `task_results` batch (upstream's reporter size).
 pub(crate) const BATCH_SIZE: usize = 500;
@@ -90,7 +92,7 @@ struct Tally {
 /// One run's delivery state: the ledger, a tally of each participant's records, and a
 /// client. Records are read from `records.ndjson` one batch at a time.
 pub(crate) struct Delivery {
-    client: Client,
+    client: Arc<Client>,
     ledger: Ledger,
     dir: PathBuf,
     tallies: Vec<Tally>,
@@ -101,7 +103,7 @@ pub(crate) struct Delivery {
 impl Delivery {
     /// Starts from a ledger; [`Delivery::count`] then tells it each record the results
     /// directory holds.
-    pub(crate) fn new(client: Client, ledger: Ledger, dir: &Path) -> Self {
+    pub(crate) fn new(client: Arc<Client>, ledger: Ledger, dir: &Path) -> Self {
         let tallies = vec![Tally::default(); ledger.participants.len()];
         Self {
             client,
@@ -117,8 +119,13 @@ impl Delivery {
         &self.ledger
     }
 
+    /// The results directory.
+    pub(crate) fn dir(&self) -> &Path {
+        &self.dir
+    }
+
     /// The client.
-    pub(crate) fn client(&self) -> &Client {
+    pub(crate) fn client(&self) -> &Arc<Client> {
         &self.client
     }
 
@@ -255,9 +262,6 @@ impl Delivery {
             None => entry.unassigned = true,
         }
         self.save();
-        if assignment.is_some() {
-            self.heartbeat(p).await;
-        }
         Ok(assignment)
     }
 
@@ -345,11 +349,10 @@ impl Delivery {
         (&self.ledger.benchmark_slug, run_id, worker_id)
     }
 
-    /// Sends the participant's progress (one attempt; errors ignored).
-    pub(crate) async fn heartbeat(&self, p: usize) {
-        let Some(assignment) = &self.ledger.participants[p].assignment else {
-            return;
-        };
+    /// The heartbeat of a participant's worker (its progress; one attempt, errors ignored),
+    /// ready to be sent on its own; `None` before the worker is claimed.
+    pub(crate) fn heartbeat(&self, p: usize) -> Option<impl Future<Output = ()> + Send + 'static> {
+        let assignment = self.ledger.participants[p].assignment.as_ref()?;
         let tally = &self.tallies[p];
         let body = Heartbeat {
             attempt_id: assignment.attempt_id.clone(),
@@ -360,8 +363,13 @@ impl Delivery {
                 progress_total: self.ledger.participants[p].total_tasks,
             },
         };
-        let target = self.target(&assignment.worker_id);
-        let _ = self.client.heartbeat(target, &body).await;
+        let (slug, run_id, worker_id) = self.target(&assignment.worker_id);
+        let target = (slug.to_owned(), run_id.to_owned(), worker_id.to_owned());
+        let client = Arc::clone(&self.client);
+        Some(async move {
+            let (slug, run_id, worker_id) = &target;
+            let _ = client.heartbeat((slug, run_id, worker_id), &body).await;
+        })
     }
 
     /// Everything after a participant's last task: the final batch, its log, its system

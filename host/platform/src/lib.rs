@@ -11,6 +11,7 @@ pub mod api;
 pub mod auth;
 pub mod client;
 pub mod commands;
+mod deliverer;
 pub mod delivery;
 mod files;
 pub mod reporter;

@@ -12,6 +12,7 @@ use super::{new_ledger, summary_body};
 use anyhow::{bail, Context as _, Result};
 use bench_runtime::report::results::read_manifest;
 use std::path::Path;
+use std::sync::Arc;
 
 /// Delivers the rest of a results directory; returns whether everything is delivered.
 pub async fn upload(dir: &Path, overrides: &Overrides) -> Result<bool> {
@@ -27,7 +28,7 @@ pub async fn upload(dir: &Path, overrides: &Overrides) -> Result<bool> {
         Some(ledger) => ledger,
         None => new_ledger(&manifest, &auth.api_base_url, true, None)?,
     };
-    let client = Client::new(&auth, Retry::default())?;
+    let client = Arc::new(Client::new(&auth, Retry::default())?);
     let created_before = ledger.run.is_some();
     let mut delivery = Delivery::new(client, ledger, dir);
     let mut tail = RecordsTail::new(dir);

@@ -134,7 +134,9 @@ pub(super) async fn run(task_path: &Path, argv: &[String]) -> Result<ExitCode> {
         Some(platform) => platform.finish().await,
         None => Closing::default(),
     };
-    reporter.console.line(&closing.done_line());
+    for line in closing.done_lines() {
+        reporter.console.line(&line);
+    }
     let completed_at = SystemTime::now();
     manifest.complete(js::iso_timestamp(completed_at), TaskCounts::of(&records));
     reporter.results.write_run_json(&manifest)?;
@@ -147,7 +149,7 @@ pub(super) async fn run(task_path: &Path, argv: &[String]) -> Result<ExitCode> {
     };
     let code = finish(&mut reporter.console, &results)?;
     closing.submit_summary().await;
-    closing.report(flags.require_upload)?;
+    closing.report(flags.require_upload).await?;
     reporter
         .console
         .line(&format!("Results: {}", reporter.results.dir().display()));
@@ -164,7 +166,7 @@ async fn execute(
     match group_by {
         GroupBy::Round => {
             if let Some(platform) = platform {
-                platform.begin_rounds().await;
+                platform.begin_rounds();
             }
             exec::run_rounds(participants, plan, observer).await
         }
@@ -172,7 +174,7 @@ async fn execute(
             let mut records = Vec::with_capacity(participants.len());
             for participant in participants {
                 if let Some(platform) = platform {
-                    if !platform.begin(&participant.name).await? {
+                    if !platform.begin(&participant.name)? {
                         records.push((participant.name.clone(), Vec::new()));
                         continue;
                     }
