@@ -10,6 +10,7 @@ mod guest_http;
 mod platform;
 mod platform_delivery;
 mod platform_faults;
+mod platform_serve;
 mod platform_stalls;
 mod polyglot;
 mod report;

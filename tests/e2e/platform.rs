@@ -23,8 +23,10 @@ struct Platform {
 impl Platform {
     fn start() -> Platform {
         let dir = TempDir::new().unwrap();
-        let server = Server::start(dir.path());
-        let proxy = Proxy::start(server.port);
+        // Artifact links point at the proxy too, so it sees every request.
+        let proxy = Proxy::start(0);
+        let server = Server::start_at(dir.path(), Some(&proxy.url()));
+        proxy.forward_to(server.port);
         Platform { dir, server, proxy }
     }
 

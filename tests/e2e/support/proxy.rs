@@ -4,7 +4,7 @@
 use serde_json::Value;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU16, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -46,17 +46,20 @@ pub(crate) struct Proxy {
     port: u16,
     state: Arc<Mutex<ProxyState>>,
     stop: Arc<AtomicBool>,
+    upstream: Arc<AtomicU16>,
 }
 
 impl Proxy {
-    /// A proxy forwarding to `127.0.0.1:upstream`.
+    /// A proxy forwarding to `127.0.0.1:upstream` (0: nowhere until [`Proxy::forward_to`]).
     pub(crate) fn start(upstream: u16) -> Proxy {
+        let upstream = Arc::new(AtomicU16::new(upstream));
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
         let port = listener.local_addr().unwrap().port();
         let state = Arc::new(Mutex::new(ProxyState::default()));
         let stop = Arc::new(AtomicBool::new(false));
         let (accept_state, accept_stop) = (state.clone(), stop.clone());
         let connection_stop = stop.clone();
+        let connection_upstream = upstream.clone();
         std::thread::spawn(move || {
             for stream in listener.incoming() {
                 if accept_stop.load(Ordering::Relaxed) {
@@ -64,10 +67,21 @@ impl Proxy {
                 }
                 let Ok(stream) = stream else { continue };
                 let (state, stop) = (accept_state.clone(), connection_stop.clone());
+                let upstream = connection_upstream.load(Ordering::Relaxed);
                 std::thread::spawn(move || proxy_connection(stream, upstream, &state, &stop));
             }
         });
-        Proxy { port, state, stop }
+        Proxy {
+            port,
+            state,
+            stop,
+            upstream,
+        }
+    }
+
+    /// Forwards later connections to `127.0.0.1:upstream`.
+    pub(crate) fn forward_to(&self, upstream: u16) {
+        self.upstream.store(upstream, Ordering::Relaxed);
     }
 
     /// The URL `bench` should use.

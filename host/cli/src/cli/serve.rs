@@ -1,6 +1,7 @@
 //! `bench serve`: a self-hosted benchmarks platform (the API `bench run` reports to) on one
 //! SQLite file.
 
+use bench_platform::serve::ServeOptions;
 use clap::Args;
 use std::net::IpAddr;
 use std::path::PathBuf;
@@ -15,9 +16,14 @@ pub(super) struct ServeArgs {
     /// The port to listen on (0 picks a free one).
     #[arg(long, default_value_t = 8787)]
     port: u16,
-    /// The address to listen on.
+    /// The address to listen on (anything but loopback wants a TLS-terminating proxy in
+    /// front).
     #[arg(long, default_value = "127.0.0.1")]
     host: IpAddr,
+    /// The URL clients reach the server at (e.g. the reverse proxy's https:// address),
+    /// used in the artifact links it hands out; defaults to the listen address.
+    #[arg(long, value_name = "URL")]
+    public_url: Option<String>,
     /// Create an API key, print it, then serve.
     #[arg(long)]
     create_key: bool,
@@ -26,7 +32,14 @@ pub(super) struct ServeArgs {
 impl ServeArgs {
     /// Serves until the process is stopped; returns the exit code.
     pub(super) async fn execute(self) -> ExitCode {
-        match bench_platform::serve::serve(&self.db, self.host, self.port, self.create_key).await {
+        let options = ServeOptions {
+            db: self.db,
+            host: self.host,
+            port: self.port,
+            public_url: self.public_url,
+            create_key: self.create_key,
+        };
+        match bench_platform::serve::serve(options).await {
             Ok(()) => ExitCode::SUCCESS,
             Err(error) => {
                 eprintln!("bench serve: {error:#}");

@@ -1,9 +1,8 @@
 //! How handlers read a request — path segments, query, bodies, the caller, its idempotency
-//! key, the server's origin — each refusing what it cannot read in the API's error shape.
+//! key — each refusing what it cannot read in the API's error shape.
 
 use super::db::{Caller, Database};
 use super::refusal::Refusal;
-use crate::api::paths::{self, fill};
 use axum::body::Bytes;
 use axum::extract::{FromRequest, FromRequestParts, Path, Query, Request, State};
 use axum::http::{header, request::Parts, HeaderMap};
@@ -47,7 +46,7 @@ impl<S: Send + Sync, T: DeserializeOwned> FromRequestParts<S> for ApiQuery<T> {
 }
 
 /// The body as it came.
-pub(crate) struct RawBody(pub(crate) Bytes);
+struct RawBody(Bytes);
 
 impl<S: Send + Sync> FromRequest<S> for RawBody {
     type Rejection = Refusal;
@@ -138,29 +137,5 @@ impl<S: Send + Sync> FromRequestParts<S> for Idempotency {
         let caller = Caller::from_request_parts(parts, state).await?;
         let path = parts.uri.path();
         Ok(Self(Some(format!("{} {path} {value}", caller.key_prefix))))
-    }
-}
-
-/// `http://<Host>/api/v1`: where the client reached the API, for the URLs the server hands
-/// out.
-pub(crate) struct Origin(String);
-
-impl Origin {
-    /// The URL of a template filled with `segments`.
-    pub(crate) fn url(&self, template: &str, segments: &[&str]) -> String {
-        format!("{}{}", self.0, fill(template, segments))
-    }
-}
-
-impl<S: Send + Sync> FromRequestParts<S> for Origin {
-    type Rejection = Refusal;
-
-    async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, Refusal> {
-        let host = parts
-            .headers
-            .get(header::HOST)
-            .and_then(|host| host.to_str().ok())
-            .unwrap_or("127.0.0.1");
-        Ok(Self(format!("http://{host}{}", paths::API_ROOT)))
     }
 }

@@ -41,6 +41,12 @@ CREATE INDEX IF NOT EXISTS workers_by_run ON workers (run_id, participant, range
 CREATE INDEX IF NOT EXISTS task_results_by_run ON task_results (run_id, seq);
 CREATE INDEX IF NOT EXISTS artifacts_by_run ON artifacts (run_id, worker_id);
 ",
+    // 3: the server's secrets (the key that signs artifact transfer tokens); an artifact's
+    // `token` column holds its id since tokens are signed rather than stored.
+    "
+CREATE TABLE IF NOT EXISTS secrets (name TEXT PRIMARY KEY, value BLOB NOT NULL);
+UPDATE artifacts SET token = id;
+",
 ];
 
 /// Sets the journal mode and runs the migrations the file has not had.
