@@ -676,6 +676,59 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn sizes_out_of_bounds_are_400_naming_the_field() {
+        let platform = Platform::new();
+        let (run_id, _, _) = platform.claimed_run().await;
+        let runs = "/api/v1/benchmarks/s/runs";
+        let workers = format!("{runs}/{run_id}/participants/e2b/workers");
+        for (path, body, message) in [
+            (
+                runs.to_owned(),
+                json!({"totalTasks": 10_000_001u64, "participants": ["a"]}),
+                "totalTasks must be at most 10000000 (got 10000001)",
+            ),
+            (
+                runs.to_owned(),
+                json!({"totalTasks": 1, "workerCount": 100_000}),
+                "workerCount must be at most 1000 (got 100000)",
+            ),
+            (
+                format!("{runs}/{run_id}/participants/new"),
+                json!({"totalTasks": u64::MAX}),
+                "totalTasks must be at most 10000000 (got 18446744073709551615)",
+            ),
+            (
+                workers.clone(),
+                json!({"workerCount": 1001}),
+                "workerCount must be at most 1000 (got 1001)",
+            ),
+        ] {
+            let method = if path.ends_with("/new") {
+                Method::PUT
+            } else {
+                Method::POST
+            };
+            let reply = platform.call(method, &path, Some(body)).await;
+            assert_eq!(
+                (reply.status, reply.json()),
+                error(StatusCode::BAD_REQUEST, "bad_request", message),
+                "{path}"
+            );
+        }
+        let negative = platform
+            .call(Method::POST, runs, Some(json!({"totalTasks": -1})))
+            .await;
+        assert_eq!(
+            (negative.status, negative.json()),
+            error(
+                StatusCode::BAD_REQUEST,
+                "bad_request",
+                "invalid request: invalid value: integer `-1`, expected u64 at line 1 column 16"
+            )
+        );
+    }
+
+    #[tokio::test]
     async fn bad_query_values_and_bodies_are_400_and_missing_things_404() {
         let platform = Platform::new();
         let (run_id, _, _) = platform.claimed_run().await;

@@ -26,6 +26,25 @@ use std::time::SystemTime;
 /// Items of a list when the query names no `limit`.
 const DEFAULT_LIMIT: u32 = 50;
 
+/// Most tasks one participant of a run may plan.
+pub(crate) const MAX_TASKS: u64 = 10_000_000;
+
+/// Most workers one participant's tasks may be split over.
+pub(crate) const MAX_WORKERS: u64 = 1_000;
+
+/// Most participants one run may have.
+pub(crate) const MAX_PARTICIPANTS: usize = 1_000;
+
+/// Refuses (400) a number over its bound: `<field> must be at most <max> (got <value>)`.
+fn at_most(field: &str, value: Option<u64>, max: u64) -> Result<(), Refusal> {
+    match value {
+        Some(value) if value > max => Err(Refusal::bad_request(format!(
+            "{field} must be at most {max} (got {value})"
+        ))),
+        _ => Ok(()),
+    }
+}
+
 /// One connection to the database of a self-hosted platform.
 pub(crate) struct Store {
     db: Connection,

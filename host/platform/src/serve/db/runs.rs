@@ -1,7 +1,10 @@
 //! Benchmarks, their runs and the runs' participants.
 
 use super::keys::ORG_SLUG;
-use super::{bounds, json_column, now, random_id, Refusal, Store};
+use super::{
+    at_most, bounds, json_column, now, random_id, Refusal, Store, MAX_PARTICIPANTS, MAX_TASKS,
+    MAX_WORKERS,
+};
 use crate::api::types::{
     Benchmark, BenchmarkAnswer, CreateRun, CreateRunAnswer, Items, Page, Participant,
     ParticipantAnswer, Run, RunAnswer, RunStatus, UpsertBenchmark, UpsertParticipant,
@@ -209,6 +212,14 @@ impl Store {
         slug: &str,
         body: &CreateRun,
     ) -> Result<CreateRunAnswer, Refusal> {
+        at_most("totalTasks", body.total_tasks, MAX_TASKS)?;
+        at_most("workerCount", body.worker_count, MAX_WORKERS)?;
+        let participants = body.participants.as_ref().map_or(0, Vec::len);
+        at_most(
+            "participants",
+            Some(participants as u64),
+            MAX_PARTICIPANTS as u64,
+        )?;
         let benchmark = self.benchmark(slug)?;
         let existing: Option<String> = match &body.run_key {
             Some(key) => self
@@ -310,6 +321,7 @@ impl Store {
         name: &str,
         body: &UpsertParticipant,
     ) -> Result<ParticipantAnswer, Refusal> {
+        at_most("totalTasks", Some(body.total_tasks), MAX_TASKS)?;
         self.run(slug, run_id)?;
         self.put_participant(run_id, name, body.total_tasks)?;
         Ok(ParticipantAnswer {
