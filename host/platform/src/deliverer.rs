@@ -188,13 +188,18 @@ impl Deliverer {
         if self.status.borrow().fatal.is_some() || self.delivery.client().unavailable().is_some() {
             return Ok(false);
         }
-        let run = self.delivery.ensure_run().await;
-        if let Err(error) = &run {
-            if !error.is_retryable() {
-                self.status.send_modify(|status| status.opened = true);
+        let run = match self.delivery.ensure_run().await {
+            Ok(run) => run,
+            Err(error) if !error.is_retryable() => {
+                // Refused: the start learns both at once, so it stops the run.
+                self.status.send_modify(|status| {
+                    status.opened = true;
+                    status.fatal.get_or_insert(error);
+                });
+                return Ok(false);
             }
-        }
-        let run = run?;
+            Err(error) => return Err(error),
+        };
         self.status.send_if_modified(|status| {
             let new = status.run.is_none();
             status.run.get_or_insert(run);
