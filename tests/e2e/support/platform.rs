@@ -128,11 +128,19 @@ impl Server {
     /// The task records the server stored for a run (participant first, as in
     /// records.ndjson), per participant in arrival order.
     pub(crate) fn records(&self, slug: &str, run_id: &str) -> Vec<Value> {
-        let (status, body) = self.get(&format!(
-            "/benchmarks/{slug}/runs/{run_id}/iterations?type=tasks"
-        ));
-        assert_eq!(status, 200, "{body}");
-        body["items"].as_array().unwrap().clone()
+        let mut records = Vec::new();
+        let mut cursor = String::new();
+        loop {
+            let (status, body) = self.get(&format!(
+                "/benchmarks/{slug}/runs/{run_id}/iterations?type=tasks&limit=5000{cursor}"
+            ));
+            assert_eq!(status, 200, "{body}");
+            records.extend(body["items"].as_array().unwrap().iter().cloned());
+            match body["nextCursor"].as_str() {
+                Some(next) => cursor = format!("&cursor={next}"),
+                None => return records,
+            }
+        }
     }
 }
 

@@ -277,7 +277,7 @@ pub(crate) struct Page {
     pub offset: Option<u32>,
 }
 
-/// The query of a run's iterations: `?type=tasks|steps&participant=`.
+/// The query of a run's iterations: `?type=tasks|steps&participant=&cursor=&limit=`.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub(crate) struct IterationsQuery {
     /// Which records (default `tasks`).
@@ -286,6 +286,12 @@ pub(crate) struct IterationsQuery {
     /// Only this participant's.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub participant: Option<String>,
+    /// Where the page starts: the `nextCursor` of the page before.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cursor: Option<String>,
+    /// Items per page.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limit: Option<u32>,
 }
 
 /// What a run's iterations are listed as.
@@ -317,6 +323,17 @@ pub(crate) struct ErrorDetail {
     pub code: String,
     /// For people.
     pub message: String,
+}
+
+/// A page of a long list: `{ items, nextCursor }`, without `nextCursor` on the last page.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct CursorPage<T> {
+    /// The items, in the list's order.
+    pub items: Vec<T>,
+    /// The cursor of the next page.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub next_cursor: Option<String>,
 }
 
 /// A list: `{ items }`.

@@ -15,8 +15,8 @@ use crate::api::paths::{self, fill};
 use crate::api::types::{
     Acknowledged, Artifact, ArtifactAnswer, Benchmark, BenchmarkAnswer, BenchmarkResult,
     ClaimAnswer, ClaimWorker, CreateArtifact, CreateArtifactAnswer, CreateRun, CreateRunAnswer,
-    FinishWorker, FinishWorkerAnswer, Heartbeat, Items, IterationKind, IterationsQuery, Me, Page,
-    Participant, ParticipantAnswer, PlanWorkers, Run, RunAnswer, RunResults, RunSummary,
+    CursorPage, FinishWorker, FinishWorkerAnswer, Heartbeat, Items, IterationKind, IterationsQuery,
+    Me, Page, Participant, ParticipantAnswer, PlanWorkers, Run, RunAnswer, RunResults, RunSummary,
     TaskResults, TaskResultsAnswer, UpsertBenchmark, UpsertParticipant, Worker, WorkerAnswer,
     WorkerOutcome, MAX_ARTIFACT_BYTES,
 };
@@ -230,14 +230,22 @@ async fn iterations(
     State(database): State<Database>,
     ApiPath((slug, run_id)): ApiPath<(String, String)>,
     ApiQuery(query): ApiQuery<IterationsQuery>,
-) -> Answer<Items<Value>> {
+) -> Answer<CursorPage<Value>> {
     if query.kind != IterationKind::Tasks {
         return Err(Refusal::bad_request(
             "iterations of type 'steps' are not kept by this platform",
         ));
     }
     database
-        .run(move |store| store.task_records(&slug, &run_id, query.participant.as_deref()))
+        .run(move |store| {
+            store.task_records(
+                &slug,
+                &run_id,
+                query.participant.as_deref(),
+                query.cursor.as_deref(),
+                query.limit,
+            )
+        })
         .await
         .map(Json)
 }
