@@ -92,7 +92,7 @@ pub(crate) async fn authenticate(
         .ok_or_else(Refusal::unauthorized)?
         .to_owned();
     let caller = database
-        .run(move |store| store.caller(&key))
+        .read(move |store| store.caller(&key))
         .await?
         .ok_or_else(Refusal::unauthorized)?;
     request.extensions_mut().insert(caller);

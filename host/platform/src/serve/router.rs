@@ -132,7 +132,7 @@ async fn list_benchmarks(
     ApiQuery(page): ApiQuery<Page>,
 ) -> Answer<Items<Benchmark>> {
     database
-        .run(move |store| store.list_benchmarks(page))
+        .read(move |store| store.list_benchmarks(page))
         .await
         .map(Json)
 }
@@ -142,7 +142,7 @@ async fn get_benchmark(
     ApiPath(slug): ApiPath<String>,
 ) -> Answer<BenchmarkAnswer> {
     database
-        .run(move |store| store.get_benchmark(&slug))
+        .read(move |store| store.get_benchmark(&slug))
         .await
         .map(Json)
 }
@@ -164,7 +164,7 @@ async fn benchmark_results(
     ApiQuery(page): ApiQuery<Page>,
 ) -> Answer<Items<BenchmarkResult>> {
     database
-        .run(move |store| store.benchmark_results(&slug, page))
+        .read(move |store| store.benchmark_results(&slug, page))
         .await
         .map(Json)
 }
@@ -175,7 +175,7 @@ async fn list_runs(
     ApiQuery(page): ApiQuery<Page>,
 ) -> Answer<Items<Run>> {
     database
-        .run(move |store| store.list_runs(&slug, page))
+        .read(move |store| store.list_runs(&slug, page))
         .await
         .map(Json)
 }
@@ -197,7 +197,7 @@ async fn get_run(
     ApiPath((slug, run_id)): ApiPath<(String, String)>,
 ) -> Answer<RunAnswer> {
     database
-        .run(move |store| store.get_run(&slug, &run_id))
+        .read(move |store| store.get_run(&slug, &run_id))
         .await
         .map(Json)
 }
@@ -207,7 +207,7 @@ async fn run_results(
     ApiPath((slug, run_id)): ApiPath<(String, String)>,
 ) -> Answer<RunResults> {
     database
-        .run(move |store| store.run_results(&slug, &run_id))
+        .read(move |store| store.run_results(&slug, &run_id))
         .await
         .map(Json)
 }
@@ -237,7 +237,7 @@ async fn iterations(
         ));
     }
     database
-        .run(move |store| {
+        .read(move |store| {
             store.task_records(
                 &slug,
                 &run_id,
@@ -255,7 +255,7 @@ async fn run_artifacts(
     ApiPath((slug, run_id)): ApiPath<(String, String)>,
 ) -> Answer<Items<Artifact>> {
     database
-        .run(move |store| store.list_artifacts(&slug, &run_id, None))
+        .read(move |store| store.list_artifacts(&slug, &run_id, None))
         .await
         .map(Json)
 }
@@ -265,7 +265,7 @@ async fn list_participants(
     ApiPath((slug, run_id)): ApiPath<(String, String)>,
 ) -> Answer<Items<Participant>> {
     database
-        .run(move |store| store.list_participants(&slug, &run_id))
+        .read(move |store| store.list_participants(&slug, &run_id))
         .await
         .map(Json)
 }
@@ -286,7 +286,7 @@ async fn list_workers(
     ApiPath((slug, run_id, name)): ApiPath<(String, String, String)>,
 ) -> Answer<Items<Worker>> {
     database
-        .run(move |store| store.list_workers(&slug, &run_id, &name))
+        .read(move |store| store.list_workers(&slug, &run_id, &name))
         .await
         .map(Json)
 }
@@ -352,7 +352,7 @@ async fn worker_artifacts(
     ApiPath((slug, run_id, worker_id)): ApiPath<(String, String, String)>,
 ) -> Answer<Items<Artifact>> {
     database
-        .run(move |store| store.list_artifacts(&slug, &run_id, Some(&worker_id)))
+        .read(move |store| store.list_artifacts(&slug, &run_id, Some(&worker_id)))
         .await
         .map(Json)
 }
@@ -383,7 +383,7 @@ async fn get_artifact(
     Extension(links): Extension<Links>,
 ) -> Answer<ArtifactAnswer> {
     let artifact = database
-        .run(move |store| store.get_artifact(&slug, &run_id, &worker_id, &artifact_id))
+        .read(move |store| store.get_artifact(&slug, &run_id, &worker_id, &artifact_id))
         .await?;
     Ok(Json(ArtifactAnswer {
         download_url: links.transfer(Transfer::Download, &artifact.id),
@@ -447,7 +447,7 @@ async fn upload(
         .check(Transfer::Upload, &token, SystemTime::now())?;
     let known = id.clone();
     if !database
-        .run(move |store| store.has_artifact(&known))
+        .read(move |store| store.has_artifact(&known))
         .await?
     {
         return Err(Refusal::not_found("Upload"));
@@ -481,7 +481,7 @@ async fn download(
     let id = links
         .tokens
         .check(Transfer::Download, &token, SystemTime::now())?;
-    let (content_type, body) = database.run(move |store| store.download(&id)).await?;
+    let (content_type, body) = database.read(move |store| store.download(&id)).await?;
     Ok(([(header::CONTENT_TYPE, content_type)], body))
 }
 
