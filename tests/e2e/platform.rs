@@ -458,7 +458,7 @@ fn saved_settings_name_the_organization_and_every_request_carries_the_key() {
     let platform = Platform::start();
     let settings = platform.path().join(".benchsdk");
     std::fs::create_dir_all(&settings).unwrap();
-    std::fs::write(settings.join("config.json"), r#"{"org": "acme"}"#).unwrap();
+    std::fs::write(settings.join("config.json"), r#"{"org": "local"}"#).unwrap();
     let run = platform.run("results", &["--provider", "alpha"]);
     assert_eq!(run.code, Some(0), "{}", run.stderr);
     let journal = platform.proxy.journal();
@@ -470,7 +470,7 @@ fn saved_settings_name_the_organization_and_every_request_carries_the_key() {
     for exchange in journal.iter().filter(|e| !e.path.contains("/uploads/")) {
         let head = exchange.head.to_lowercase();
         assert!(
-            head.contains("\r\nx-org-slug: acme\r\n"),
+            head.contains("\r\nx-org-slug: local\r\n"),
             "{}",
             exchange.head
         );

@@ -27,6 +27,13 @@ pub(super) struct ServeArgs {
     /// Create an API key, print it, then serve.
     #[arg(long)]
     create_key: bool,
+    /// The organization of the key created (default `local`); a key sees only its
+    /// organization's benchmarks.
+    #[arg(long, value_name = "SLUG", requires = "create_key")]
+    org: Option<String>,
+    /// The key created may only read.
+    #[arg(long, requires = "create_key")]
+    read_only: bool,
 }
 
 impl ServeArgs {
@@ -38,6 +45,8 @@ impl ServeArgs {
             port: self.port,
             public_url: self.public_url,
             create_key: self.create_key,
+            org: self.org,
+            read_only: self.read_only,
         };
         match bench_platform::serve::serve(options).await {
             Ok(()) => ExitCode::SUCCESS,

@@ -5,7 +5,7 @@ use super::db::{Caller, Database};
 use super::refusal::Refusal;
 use axum::body::Bytes;
 use axum::extract::{FromRequest, FromRequestParts, Path, Query, Request, State};
-use axum::http::{header, request::Parts, HeaderMap};
+use axum::http::{header, request::Parts, HeaderMap, Method};
 use axum::middleware::Next;
 use axum::response::Response;
 use serde::de::DeserializeOwned;
@@ -82,7 +82,9 @@ impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for ApiJson<T> {
 }
 
 /// Lets a request through when it carries a valid API key (`Authorization: Bearer <key>`),
-/// with its [`Caller`] for the handler; refuses it with 401 otherwise.
+/// with its [`Caller`] for the handler; refuses it with 401 otherwise, and with 403 when
+/// the key may only read and the request would write, or when `X-Org-Slug` names another
+/// organization than the key's.
 pub(crate) async fn authenticate(
     State(database): State<Database>,
     mut request: Request,
@@ -95,8 +97,32 @@ pub(crate) async fn authenticate(
         .read(move |store| store.caller(&key))
         .await?
         .ok_or_else(Refusal::unauthorized)?;
+    let reads = matches!(*request.method(), Method::GET | Method::HEAD);
+    if caller.read_only && !reads {
+        return Err(Refusal::forbidden("This API key may only read."));
+    }
+    if let Some(slug) = request.headers().get("x-org-slug") {
+        if slug.as_bytes() != caller.org.as_bytes() {
+            return Err(Refusal::forbidden(format!(
+                "This API key belongs to the organization {:?}; X-Org-Slug names another.",
+                caller.org
+            )));
+        }
+    }
     request.extensions_mut().insert(caller);
     Ok(next.run(request).await)
+}
+
+/// The database, acting in the caller's organization.
+pub(crate) struct Scoped(pub(crate) Database);
+
+impl FromRequestParts<Database> for Scoped {
+    type Rejection = Refusal;
+
+    async fn from_request_parts(parts: &mut Parts, database: &Database) -> Result<Self, Refusal> {
+        let caller = Caller::from_request_parts(parts, database).await?;
+        Ok(Self(database.scoped(&caller.org)))
+    }
 }
 
 fn bearer(headers: &HeaderMap) -> Option<&str> {

@@ -49,6 +49,10 @@ pub struct ServeOptions {
     pub public_url: Option<String>,
     /// Create an API key (printed once) before serving.
     pub create_key: bool,
+    /// The organization of the key created (`local` when `None`).
+    pub org: Option<String>,
+    /// The key created may only read.
+    pub read_only: bool,
 }
 
 /// Opens (or creates) the database, optionally creates an API key and prints it, then
@@ -69,8 +73,10 @@ pub async fn serve(options: ServeOptions) -> Result<()> {
     let mut out = std::io::stdout();
     writeln!(out, "Listening on http://{address}")?;
     if options.create_key {
+        let org = options.org.clone().unwrap_or_else(|| "local".into());
+        let read_only = options.read_only;
         let key = database
-            .run(|store| store.create_key())
+            .run(move |store| store.create_key(&org, read_only))
             .await
             .map_err(|refusal| anyhow!("cannot create an API key: {}", refusal.message))?;
         writeln!(out, "API key: {key}")?;

@@ -8,7 +8,7 @@
 //! worker or artifact.
 
 use super::db::{Caller, Database};
-use super::extract::{authenticate, ApiJson, ApiPath, ApiQuery, Idempotency};
+use super::extract::{authenticate, ApiJson, ApiPath, ApiQuery, Idempotency, Scoped};
 use super::refusal::Refusal;
 use super::tokens::{Tokens, Transfer};
 use crate::api::paths::{self, fill};
@@ -128,7 +128,7 @@ async fn me(caller: Caller) -> Json<Me> {
 }
 
 async fn list_benchmarks(
-    State(database): State<Database>,
+    Scoped(database): Scoped,
     ApiQuery(page): ApiQuery<Page>,
 ) -> Answer<Items<Benchmark>> {
     database
@@ -138,7 +138,7 @@ async fn list_benchmarks(
 }
 
 async fn get_benchmark(
-    State(database): State<Database>,
+    Scoped(database): Scoped,
     ApiPath(slug): ApiPath<String>,
 ) -> Answer<BenchmarkAnswer> {
     database
@@ -148,7 +148,7 @@ async fn get_benchmark(
 }
 
 async fn upsert_benchmark(
-    State(database): State<Database>,
+    Scoped(database): Scoped,
     ApiPath(slug): ApiPath<String>,
     ApiJson(body): ApiJson<UpsertBenchmark>,
 ) -> Answer<BenchmarkAnswer> {
@@ -159,7 +159,7 @@ async fn upsert_benchmark(
 }
 
 async fn benchmark_results(
-    State(database): State<Database>,
+    Scoped(database): Scoped,
     ApiPath(slug): ApiPath<String>,
     ApiQuery(page): ApiQuery<Page>,
 ) -> Answer<Items<BenchmarkResult>> {
@@ -170,7 +170,7 @@ async fn benchmark_results(
 }
 
 async fn list_runs(
-    State(database): State<Database>,
+    Scoped(database): Scoped,
     ApiPath(slug): ApiPath<String>,
     ApiQuery(page): ApiQuery<Page>,
 ) -> Answer<Items<Run>> {
@@ -181,7 +181,7 @@ async fn list_runs(
 }
 
 async fn create_run(
-    State(database): State<Database>,
+    Scoped(database): Scoped,
     ApiPath(slug): ApiPath<String>,
     Idempotency(once): Idempotency,
     ApiJson(body): ApiJson<CreateRun>,
@@ -193,7 +193,7 @@ async fn create_run(
 }
 
 async fn get_run(
-    State(database): State<Database>,
+    Scoped(database): Scoped,
     ApiPath((slug, run_id)): ApiPath<(String, String)>,
 ) -> Answer<RunAnswer> {
     database
@@ -203,7 +203,7 @@ async fn get_run(
 }
 
 async fn run_results(
-    State(database): State<Database>,
+    Scoped(database): Scoped,
     ApiPath((slug, run_id)): ApiPath<(String, String)>,
 ) -> Answer<RunResults> {
     database
@@ -213,7 +213,7 @@ async fn run_results(
 }
 
 async fn submit_summary(
-    State(database): State<Database>,
+    Scoped(database): Scoped,
     ApiPath((slug, run_id)): ApiPath<(String, String)>,
     Idempotency(once): Idempotency,
     ApiJson(body): ApiJson<RunSummary>,
@@ -227,7 +227,7 @@ async fn submit_summary(
 }
 
 async fn iterations(
-    State(database): State<Database>,
+    Scoped(database): Scoped,
     ApiPath((slug, run_id)): ApiPath<(String, String)>,
     ApiQuery(query): ApiQuery<IterationsQuery>,
 ) -> Answer<CursorPage<Value>> {
@@ -251,7 +251,7 @@ async fn iterations(
 }
 
 async fn run_artifacts(
-    State(database): State<Database>,
+    Scoped(database): Scoped,
     ApiPath((slug, run_id)): ApiPath<(String, String)>,
 ) -> Answer<Items<Artifact>> {
     database
@@ -261,7 +261,7 @@ async fn run_artifacts(
 }
 
 async fn list_participants(
-    State(database): State<Database>,
+    Scoped(database): Scoped,
     ApiPath((slug, run_id)): ApiPath<(String, String)>,
 ) -> Answer<Items<Participant>> {
     database
@@ -271,7 +271,7 @@ async fn list_participants(
 }
 
 async fn upsert_participant(
-    State(database): State<Database>,
+    Scoped(database): Scoped,
     ApiPath((slug, run_id, name)): ApiPath<(String, String, String)>,
     ApiJson(body): ApiJson<UpsertParticipant>,
 ) -> Answer<ParticipantAnswer> {
@@ -282,7 +282,7 @@ async fn upsert_participant(
 }
 
 async fn list_workers(
-    State(database): State<Database>,
+    Scoped(database): Scoped,
     ApiPath((slug, run_id, name)): ApiPath<(String, String, String)>,
 ) -> Answer<Items<Worker>> {
     database
@@ -292,7 +292,7 @@ async fn list_workers(
 }
 
 async fn plan_workers(
-    State(database): State<Database>,
+    Scoped(database): Scoped,
     ApiPath((slug, run_id, name)): ApiPath<(String, String, String)>,
     Idempotency(once): Idempotency,
     ApiJson(body): ApiJson<PlanWorkers>,
@@ -306,7 +306,7 @@ async fn plan_workers(
 }
 
 async fn claim_worker(
-    State(database): State<Database>,
+    Scoped(database): Scoped,
     ApiPath((slug, run_id, name)): ApiPath<(String, String, String)>,
     Idempotency(once): Idempotency,
     ApiJson(body): ApiJson<ClaimWorker>,
@@ -320,7 +320,7 @@ async fn claim_worker(
 }
 
 async fn heartbeat(
-    State(database): State<Database>,
+    Scoped(database): Scoped,
     ApiPath((slug, run_id, worker_id)): ApiPath<(String, String, String)>,
     Idempotency(once): Idempotency,
     ApiJson(body): ApiJson<Heartbeat>,
@@ -334,7 +334,7 @@ async fn heartbeat(
 }
 
 async fn task_results(
-    State(database): State<Database>,
+    Scoped(database): Scoped,
     ApiPath((slug, run_id, worker_id)): ApiPath<(String, String, String)>,
     Idempotency(once): Idempotency,
     ApiJson(body): ApiJson<TaskResults>,
@@ -348,7 +348,7 @@ async fn task_results(
 }
 
 async fn worker_artifacts(
-    State(database): State<Database>,
+    Scoped(database): Scoped,
     ApiPath((slug, run_id, worker_id)): ApiPath<(String, String, String)>,
 ) -> Answer<Items<Artifact>> {
     database
@@ -358,7 +358,7 @@ async fn worker_artifacts(
 }
 
 async fn create_artifact(
-    State(database): State<Database>,
+    Scoped(database): Scoped,
     ApiPath((slug, run_id, worker_id)): ApiPath<(String, String, String)>,
     Extension(links): Extension<Links>,
     Idempotency(once): Idempotency,
@@ -378,7 +378,7 @@ async fn create_artifact(
 }
 
 async fn get_artifact(
-    State(database): State<Database>,
+    Scoped(database): Scoped,
     ApiPath((slug, run_id, worker_id, artifact_id)): ApiPath<(String, String, String, String)>,
     Extension(links): Extension<Links>,
 ) -> Answer<ArtifactAnswer> {
@@ -408,7 +408,7 @@ async fn finish_worker(
 }
 
 async fn complete_worker(
-    State(database): State<Database>,
+    Scoped(database): Scoped,
     ApiPath(worker): ApiPath<(String, String, String)>,
     Idempotency(once): Idempotency,
     ApiJson(body): ApiJson<FinishWorker>,
@@ -417,7 +417,7 @@ async fn complete_worker(
 }
 
 async fn fail_worker(
-    State(database): State<Database>,
+    Scoped(database): Scoped,
     ApiPath(worker): ApiPath<(String, String, String)>,
     Idempotency(once): Idempotency,
     ApiJson(body): ApiJson<FinishWorker>,
@@ -426,7 +426,7 @@ async fn fail_worker(
 }
 
 async fn release_worker(
-    State(database): State<Database>,
+    Scoped(database): Scoped,
     ApiPath(worker): ApiPath<(String, String, String)>,
     Idempotency(once): Idempotency,
     ApiJson(body): ApiJson<FinishWorker>,
@@ -518,7 +518,7 @@ mod tests {
         fn new() -> Self {
             let dir = tempfile::tempdir().unwrap();
             let store = Store::open(&dir.path().join("bench.db")).unwrap();
-            let key = store.create_key().unwrap();
+            let key = store.create_key("local", false).unwrap();
             let links = Links::new("http://bench.test".into(), &store.token_secret().unwrap());
             Self {
                 _dir: dir,
@@ -681,6 +681,85 @@ mod tests {
             .call(Method::GET, &format!("/api/v1{path}/runs?limit=1"), None)
             .await;
         assert_eq!(listed.json()["items"].as_array().unwrap().len(), 1);
+    }
+
+    #[tokio::test]
+    async fn a_key_sees_only_its_organization_and_a_read_only_key_cannot_write() {
+        let platform = Platform::new();
+        let (run_id, _, _) = platform.claimed_run().await;
+        let (acme, reader) = {
+            let store = Store::open(&platform._dir.path().join("bench.db")).unwrap();
+            (
+                store.create_key("acme", false).unwrap(),
+                store.create_key("local", true).unwrap(),
+            )
+        };
+        let with = |key: &str, method: Method, path: &str, body: Option<Value>| {
+            let request = Request::builder()
+                .method(method)
+                .uri(path)
+                .header("Authorization", format!("Bearer {key}"));
+            let body = body.map_or(Body::empty(), |body| Body::from(body.to_string()));
+            request.body(body).unwrap()
+        };
+        // Another organization's key sees nothing of `local`.
+        let listed = platform
+            .send(with(&acme, Method::GET, "/api/v1/benchmarks", None))
+            .await;
+        assert_eq!(listed.json(), json!({"items": []}));
+        for path in [
+            "/api/v1/benchmarks/s".to_owned(),
+            "/api/v1/benchmarks/s/runs".to_owned(),
+            format!("/api/v1/benchmarks/s/runs/{run_id}"),
+            format!("/api/v1/benchmarks/s/runs/{run_id}/iterations?type=tasks"),
+        ] {
+            let reply = platform.send(with(&acme, Method::GET, &path, None)).await;
+            assert_eq!(
+                (reply.status, reply.json()),
+                error(StatusCode::NOT_FOUND, "not_found", "Benchmark not found."),
+                "{path}"
+            );
+        }
+        let taken = platform
+            .send(with(
+                &acme,
+                Method::PUT,
+                "/api/v1/benchmarks/s",
+                Some(json!({"name": "Mine"})),
+            ))
+            .await;
+        assert_eq!(taken.status, StatusCode::CONFLICT);
+        let me = platform
+            .send(with(&acme, Method::GET, "/api/v1/me", None))
+            .await;
+        assert_eq!(me.json()["activeOrganization"]["slug"], "acme");
+        // X-Org-Slug must name the key's organization.
+        let mut request = with(&acme, Method::GET, "/api/v1/benchmarks", None);
+        request
+            .headers_mut()
+            .insert("X-Org-Slug", "local".parse().unwrap());
+        assert_eq!(platform.send(request).await.status, StatusCode::FORBIDDEN);
+        // A read-only key reads and cannot write.
+        let read = platform
+            .send(with(&reader, Method::GET, "/api/v1/benchmarks/s", None))
+            .await;
+        assert_eq!(read.status, StatusCode::OK);
+        let write = platform
+            .send(with(
+                &reader,
+                Method::PUT,
+                "/api/v1/benchmarks/s",
+                Some(json!({"name": "X"})),
+            ))
+            .await;
+        assert_eq!(
+            (write.status, write.json()),
+            error(
+                StatusCode::FORBIDDEN,
+                "forbidden",
+                "This API key may only read."
+            )
+        );
     }
 
     #[tokio::test]

@@ -14,6 +14,7 @@ mod schema;
 mod workers;
 
 pub(crate) use keys::Caller;
+use keys::ORG_SLUG;
 
 use super::refusal::Refusal;
 use crate::api::types::Page;
@@ -55,6 +56,8 @@ fn at_most(field: &str, value: Option<u64>, max: u64) -> Result<(), Refusal> {
 pub(crate) struct Store {
     db: Connection,
     path: PathBuf,
+    /// The organization the current job acts in.
+    org: std::cell::RefCell<String>,
 }
 
 impl Store {
@@ -65,7 +68,13 @@ impl Store {
         Ok(Self {
             db,
             path: path.to_owned(),
+            org: std::cell::RefCell::new(ORG_SLUG.to_owned()),
         })
+    }
+
+    /// The organization the current job acts in.
+    fn org(&self) -> String {
+        self.org.borrow().clone()
     }
 
     /// Another connection to the same file, which can only read.
@@ -77,6 +86,7 @@ impl Store {
         Ok(Self {
             db,
             path: self.path.clone(),
+            org: std::cell::RefCell::new(ORG_SLUG.to_owned()),
         })
     }
 
@@ -101,6 +111,8 @@ pub(crate) struct Database {
     store: Arc<Mutex<Store>>,
     readers: Arc<Mutex<Vec<Store>>>,
     reading: Arc<Semaphore>,
+    /// The organization its jobs act in.
+    org: Arc<str>,
 }
 
 impl Database {
@@ -111,6 +123,16 @@ impl Database {
             store: Arc::new(Mutex::new(store)),
             readers: Arc::new(Mutex::new(Vec::new())),
             reading: Arc::new(Semaphore::new(READERS)),
+            org: Arc::from(ORG_SLUG),
+        }
+    }
+
+    /// The same database, its jobs acting in organization `org`: they see and make only
+    /// its benchmarks (and their runs).
+    pub(crate) fn scoped(&self, org: &str) -> Self {
+        Self {
+            org: Arc::from(org),
+            ..self.clone()
         }
     }
 
@@ -127,6 +149,7 @@ impl Database {
             .await
             .map_err(|_| Refusal::internal("The database is closed."))?;
         let (store, readers) = (Arc::clone(&self.store), Arc::clone(&self.readers));
+        let org = Arc::clone(&self.org);
         tokio::task::spawn_blocking(move || {
             let idle = readers
                 .lock()
@@ -139,6 +162,7 @@ impl Database {
                     .map_err(|_| Refusal::internal("The database lock is poisoned."))?
                     .reader()?,
             };
+            reader.org.replace(org.to_string());
             let answer = {
                 let transaction = reader.db.unchecked_transaction()?;
                 let answer = job(&reader);
@@ -162,10 +186,12 @@ impl Database {
         F: FnOnce(&Store) -> Result<T, Refusal> + Send + 'static,
     {
         let store = Arc::clone(&self.store);
+        let org = Arc::clone(&self.org);
         tokio::task::spawn_blocking(move || {
             let store = store
                 .lock()
                 .map_err(|_| Refusal::internal("The database lock is poisoned."))?;
+            store.org.replace(org.to_string());
             let transaction = store.db.unchecked_transaction()?;
             let answer = job(&store)?;
             transaction.commit()?;

@@ -1,6 +1,5 @@
 //! Benchmarks, their runs and the runs' participants.
 
-use super::keys::ORG_SLUG;
 use super::{
     at_most, bounds, json_column, now, random_id, Refusal, Store, MAX_PARTICIPANTS, MAX_TASKS,
     MAX_WORKERS,
@@ -72,9 +71,10 @@ impl RunTally {
 
 impl Store {
     fn benchmark(&self, slug: &str) -> Result<Benchmark, Refusal> {
-        let sql = format!("SELECT {BENCHMARK_COLUMNS} FROM benchmarks WHERE slug = ?1");
+        let sql =
+            format!("SELECT {BENCHMARK_COLUMNS} FROM benchmarks WHERE slug = ?1 AND org = ?2");
         self.db
-            .query_row(&sql, [slug], benchmark_row)
+            .query_row(&sql, [slug, &self.org()], benchmark_row)
             .optional()?
             .ok_or_else(|| Refusal::not_found("Benchmark"))
     }
@@ -90,8 +90,8 @@ impl Store {
     pub(crate) fn list_benchmarks(&self, page: Page) -> Result<Items<Benchmark>, Refusal> {
         let (limit, offset) = bounds(page);
         let sql =
-            format!("SELECT {BENCHMARK_COLUMNS} FROM benchmarks ORDER BY slug LIMIT ?1 OFFSET ?2");
-        let items = self.rows(&sql, params![limit, offset], benchmark_row)?;
+            format!("SELECT {BENCHMARK_COLUMNS} FROM benchmarks WHERE org = ?3 ORDER BY slug LIMIT ?1 OFFSET ?2");
+        let items = self.rows(&sql, params![limit, offset, self.org()], benchmark_row)?;
         Ok(Items { items })
     }
 
@@ -111,16 +111,23 @@ impl Store {
             .map(serde_json::to_string)
             .transpose()
             .map_err(|error| Refusal::bad_request(format!("config: {error}")))?;
-        self.db.execute(
-            "INSERT INTO benchmarks (slug, name, config, created_at, updated_at) VALUES (?1, ?2, ?3, ?4, ?4)
-             ON CONFLICT (slug) DO UPDATE SET name = ?2, config = COALESCE(?3, config), updated_at = ?4",
-            params![slug, body.name, config, now()],
+        let changed = self.db.execute(
+            "INSERT INTO benchmarks (slug, name, config, created_at, updated_at, org) VALUES (?1, ?2, ?3, ?4, ?4, ?5)
+             ON CONFLICT (slug) DO UPDATE SET name = ?2, config = COALESCE(?3, config), updated_at = ?4
+             WHERE org = ?5",
+            params![slug, body.name, config, now(), self.org()],
         )?;
+        if changed == 0 {
+            return Err(Refusal::conflict(format!(
+                "The benchmark slug {slug:?} is taken by another organization."
+            )));
+        }
         self.get_benchmark(slug)
     }
 
     /// A run of a benchmark, with its status.
     pub(super) fn run(&self, slug: &str, run_id: &str) -> Result<Run, Refusal> {
+        self.benchmark(slug)?;
         let mut run = self
             .db
             .query_row(
@@ -191,6 +198,7 @@ impl Store {
 
     /// `GET /benchmarks/{slug}/runs`, newest first.
     pub(crate) fn list_runs(&self, slug: &str, page: Page) -> Result<Items<Run>, Refusal> {
+        self.benchmark(slug)?;
         let (limit, offset) = bounds(page);
         let ids: Vec<String> = self.rows(
             "SELECT id FROM runs WHERE benchmark_slug = ?1 ORDER BY created_at DESC, rowid DESC
@@ -266,7 +274,7 @@ impl Store {
         Ok(CreateRunAnswer {
             run: self.run(slug, &run_id)?,
             participants: self.participants(&run_id)?,
-            organization_slug: Some(ORG_SLUG.into()),
+            organization_slug: Some(self.org()),
         })
     }
 

@@ -47,6 +47,13 @@ CREATE INDEX IF NOT EXISTS artifacts_by_run ON artifacts (run_id, worker_id);
 CREATE TABLE IF NOT EXISTS secrets (name TEXT PRIMARY KEY, value BLOB NOT NULL);
 UPDATE artifacts SET token = id;
 ",
+    // 4: organisations: each API key belongs to one (and may only read), each benchmark
+    // too; what was there belongs to `local`.
+    "
+ALTER TABLE api_keys ADD COLUMN org TEXT NOT NULL DEFAULT 'local';
+ALTER TABLE api_keys ADD COLUMN read_only INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE benchmarks ADD COLUMN org TEXT NOT NULL DEFAULT 'local';
+",
 ];
 
 /// Sets the journal mode and runs the migrations the file has not had.
