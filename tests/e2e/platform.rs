@@ -23,8 +23,10 @@ struct Platform {
 impl Platform {
     fn start() -> Platform {
         let dir = TempDir::new().unwrap();
-        let server = Server::start(dir.path());
-        let proxy = Proxy::start(server.port);
+        // Artifact links point at the proxy too, so it sees every request.
+        let proxy = Proxy::start(0);
+        let server = Server::start_at(dir.path(), Some(&proxy.url()));
+        proxy.forward_to(server.port);
         Platform { dir, server, proxy }
     }
 
@@ -456,7 +458,7 @@ fn saved_settings_name_the_organization_and_every_request_carries_the_key() {
     let platform = Platform::start();
     let settings = platform.path().join(".benchsdk");
     std::fs::create_dir_all(&settings).unwrap();
-    std::fs::write(settings.join("config.json"), r#"{"org": "acme"}"#).unwrap();
+    std::fs::write(settings.join("config.json"), r#"{"org": "local"}"#).unwrap();
     let run = platform.run("results", &["--provider", "alpha"]);
     assert_eq!(run.code, Some(0), "{}", run.stderr);
     let journal = platform.proxy.journal();
@@ -468,7 +470,7 @@ fn saved_settings_name_the_organization_and_every_request_carries_the_key() {
     for exchange in journal.iter().filter(|e| !e.path.contains("/uploads/")) {
         let head = exchange.head.to_lowercase();
         assert!(
-            head.contains("\r\nx-org-slug: acme\r\n"),
+            head.contains("\r\nx-org-slug: local\r\n"),
             "{}",
             exchange.head
         );

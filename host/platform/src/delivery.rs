@@ -6,18 +6,25 @@
 
 use super::api::types::{
     ClaimWorker, CreateArtifact, EventKind, FinishWorker, Heartbeat, PlanWorkers, Progress,
-    RunSummary, TaskResults, WorkerOutcome,
+    RunSummary, TaskResults, WorkerOutcome, MAX_ARTIFACT_BYTES,
 };
 use super::client::{ApiError, Assignment, Client, CreatedRun, WorkerTarget};
 use super::spool::{Batch, Ledger};
+use super::tail::{read_batch, BatchRange, Checkpoint, RecordLine};
 use bench_runtime::metrics::METRICS_FILE;
 use bench_runtime::report::results::file_name;
+use bytes::Bytes;
 use serde_json::{json, Map, Value};
-use std::collections::VecDeque;
+use std::future::Future;
+use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// Records per `task_results` batch (upstream's reporter size).
 pub(crate) const BATCH_SIZE: usize = 500;
+
+/// Most bytes of records in one batch (a batch holds at least one record, however large).
+pub(crate) const BATCH_BYTES: usize = 8 << 20;
 
 /// What is still not on the platform.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -37,79 +44,73 @@ impl Outstanding {
     }
 }
 
-/// One participant's records: those not acknowledged yet (acknowledged ones are dropped
-/// from memory; `records.ndjson` keeps them), and counts over all of them.
-#[derive(Debug, Default)]
-struct Records {
-    /// How many records precede `unacknowledged[0]`.
-    acknowledged: usize,
-    unacknowledged: VecDeque<Value>,
-    /// Records that did not succeed, of all of them.
+/// How many tasks a run planned and recorded: `(participant, recorded, planned)`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Completeness {
+    /// Per participant, in config order.
+    pub participants: Vec<(String, u64, u64)>,
+}
+
+impl Completeness {
+    /// Tasks planned but not recorded.
+    pub(crate) fn missing(&self) -> u64 {
+        self.participants
+            .iter()
+            .map(|(_, recorded, planned)| planned.saturating_sub(*recorded))
+            .sum()
+    }
+
+    /// Tasks planned.
+    pub(crate) fn planned(&self) -> u64 {
+        self.participants
+            .iter()
+            .map(|(_, _, planned)| planned)
+            .sum()
+    }
+
+    /// `alpha 1421/1500, beta 0/1500`.
+    pub(crate) fn per_participant(&self) -> String {
+        let parts: Vec<String> = self
+            .participants
+            .iter()
+            .map(|(name, recorded, planned)| format!("{name} {recorded}/{planned}"))
+            .collect();
+        parts.join(", ")
+    }
+}
+
+/// What the delivery knows of one participant's records without holding them: how many
+/// `records.ndjson` has and how many of those failed, and where its first record not
+/// acknowledged yet is looked for.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+struct Tally {
+    received: usize,
     failed: usize,
+    checkpoint: Checkpoint,
 }
 
-impl Records {
-    fn new(all: Vec<Value>, acknowledged: usize) -> Self {
-        let acknowledged = acknowledged.min(all.len());
-        Self {
-            failed: all.iter().filter(|r| !is_success(r)).count(),
-            unacknowledged: all.into_iter().skip(acknowledged).collect(),
-            acknowledged,
-        }
-    }
-
-    fn push(&mut self, record: Value) {
-        self.failed += usize::from(!is_success(&record));
-        self.unacknowledged.push_back(record);
-    }
-
-    fn len(&self) -> usize {
-        self.acknowledged + self.unacknowledged.len()
-    }
-
-    /// Records `from..to` (indexes over all records; `from` not yet acknowledged).
-    fn range(&self, from: usize, to: usize) -> impl Iterator<Item = &Value> {
-        self.unacknowledged
-            .range(from - self.acknowledged..to - self.acknowledged)
-    }
-
-    /// Forgets the records before `to`.
-    fn acknowledge(&mut self, to: usize) {
-        let count = to.saturating_sub(self.acknowledged);
-        self.unacknowledged
-            .drain(..count.min(self.unacknowledged.len()));
-        self.acknowledged = self.acknowledged.max(to);
-    }
-}
-
-/// One run's delivery state: the ledger, the records not acknowledged yet, and a client.
+/// One run's delivery state: the ledger, a tally of each participant's records, and a
+/// client. Records are read from `records.ndjson` one batch at a time.
 pub(crate) struct Delivery {
-    client: Client,
+    client: Arc<Client>,
     ledger: Ledger,
     dir: PathBuf,
-    records: Vec<Records>,
+    tallies: Vec<Tally>,
+    /// The run stopped before its end.
+    interrupted: bool,
 }
 
 impl Delivery {
-    /// Starts from a ledger and the records already written (per ledger participant, in
-    /// `records.ndjson` order).
-    pub(crate) fn new(
-        client: Client,
-        ledger: Ledger,
-        dir: &Path,
-        records: Vec<Vec<Value>>,
-    ) -> Self {
-        let mut all = records.into_iter();
-        let records = ledger
-            .participants
-            .iter()
-            .map(|entry| Records::new(all.next().unwrap_or_default(), entry.delivered))
-            .collect();
+    /// Starts from a ledger; [`Delivery::count`] then tells it each record the results
+    /// directory holds.
+    pub(crate) fn new(client: Arc<Client>, ledger: Ledger, dir: &Path) -> Self {
+        let tallies = vec![Tally::default(); ledger.participants.len()];
         Self {
             client,
             ledger,
             dir: dir.to_owned(),
-            records,
+            tallies,
+            interrupted: false,
         }
     }
 
@@ -118,8 +119,13 @@ impl Delivery {
         &self.ledger
     }
 
+    /// The results directory.
+    pub(crate) fn dir(&self) -> &Path {
+        &self.dir
+    }
+
     /// The client.
-    pub(crate) fn client(&self) -> &Client {
+    pub(crate) fn client(&self) -> &Arc<Client> {
         &self.client
     }
 
@@ -131,14 +137,21 @@ impl Delivery {
             .position(|entry| entry.name == participant)
     }
 
-    /// Adds a participant's next record of `records.ndjson`.
-    pub(crate) fn push(&mut self, participant: usize, record: Value) {
-        self.records[participant].push(record);
+    /// Counts the next line of `records.ndjson`; `false` when it is not of a participant of
+    /// this run.
+    pub(crate) fn count(&mut self, line: &RecordLine) -> bool {
+        let Some(index) = self.index(&line.participant) else {
+            return false;
+        };
+        let tally = &mut self.tallies[index];
+        tally.received += 1;
+        tally.failed += usize::from(!line.success);
+        true
     }
 
-    /// How many of a participant's records the delivery has been given.
+    /// How many of a participant's records were counted.
     pub(crate) fn received(&self, participant: usize) -> usize {
-        self.records[participant].len()
+        self.tallies[participant].received
     }
 
     /// Gives up on a participant's delivery (round mode, when its claim was refused).
@@ -165,8 +178,13 @@ impl Delivery {
         }
     }
 
+    /// The idempotency key of one create of this delivery.
     fn key(&self, what: &str) -> String {
-        format!("bench:{}:{what}", self.ledger.local_run_id)
+        let ledger = &self.ledger;
+        match ledger.delivery_id.as_str() {
+            "" => format!("bench:{}:{what}", ledger.local_run_id),
+            id => format!("bench:{}:{id}:{what}", ledger.local_run_id),
+        }
     }
 
     /// Upserts the benchmark (when ours) and creates the run, once.
@@ -244,9 +262,6 @@ impl Delivery {
             None => entry.unassigned = true,
         }
         self.save();
-        if assignment.is_some() {
-            self.heartbeat(p).await;
-        }
         Ok(assignment)
     }
 
@@ -258,19 +273,40 @@ impl Delivery {
             let Some(assignment) = entry.assignment.clone() else {
                 return Ok(());
             };
-            let available = self.records[p].len();
-            let batch = match entry.in_flight {
-                Some(batch) => batch,
+            let available = self.tallies[p].received;
+            let from = entry.delivered;
+            let range = BatchRange {
+                participant: &entry.name,
+                from,
+                to: 0,
+                max_bytes: BATCH_BYTES,
+                shift: assignment.task_range_start,
+            };
+            let (batch, records, resent) = match entry.in_flight {
+                // Sent before: the same records again.
+                Some(batch) => {
+                    let range = BatchRange {
+                        to: batch.end,
+                        max_bytes: usize::MAX,
+                        ..range
+                    };
+                    (batch, self.read(range)?, true)
+                }
                 None => {
                     let limit = if last {
                         available
                     } else {
                         available.saturating_sub(1)
                     };
-                    if entry.delivered >= limit {
+                    if from >= limit {
                         return Ok(());
                     }
-                    let end = (entry.delivered + BATCH_SIZE).min(limit);
+                    let range = BatchRange {
+                        to: (from + BATCH_SIZE).min(limit),
+                        ..range
+                    };
+                    let records = self.read(range)?;
+                    let end = from + records.count;
                     let batch = Batch {
                         sequence_number: entry.next_sequence,
                         end,
@@ -278,30 +314,33 @@ impl Delivery {
                     };
                     self.ledger.participants[p].in_flight = Some(batch);
                     self.save();
-                    batch
+                    (batch, records, false)
                 }
             };
-            let start = self.ledger.participants[p].delivered;
-            let records: Vec<Value> = self.records[p]
-                .range(start, batch.end)
-                .map(|record| global_index(record, assignment.task_range_start))
-                .collect();
             let body = TaskResults {
                 kind: EventKind::TaskResults,
                 attempt_id: assignment.attempt_id.clone(),
                 sequence_number: batch.sequence_number,
                 is_final: batch.is_final,
-                records,
+                records: Vec::new(),
             };
             let target = self.target(&assignment.worker_id);
-            self.client.send_task_results(target, &body).await?;
+            self.client
+                .send_task_results(target, &body, &records.json, resent)
+                .await?;
             let entry = &mut self.ledger.participants[p];
             entry.delivered = batch.end;
             entry.next_sequence = batch.sequence_number + 1;
             entry.in_flight = None;
             self.save();
-            self.records[p].acknowledge(batch.end);
+            self.tallies[p].checkpoint = records.next;
         }
+    }
+
+    /// Reads a batch of records, from the participant's checkpoint.
+    fn read(&self, range: BatchRange<'_>) -> Result<super::tail::BatchText, ApiError> {
+        let at = self.tallies[self.index(range.participant).unwrap_or_default()].checkpoint;
+        read_batch(&self.dir, at, range).map_err(|error| ApiError::Local(format!("{error:#}")))
     }
 
     /// A worker of this run.
@@ -310,23 +349,27 @@ impl Delivery {
         (&self.ledger.benchmark_slug, run_id, worker_id)
     }
 
-    /// Sends the participant's progress (one attempt; errors ignored).
-    pub(crate) async fn heartbeat(&self, p: usize) {
-        let Some(assignment) = &self.ledger.participants[p].assignment else {
-            return;
-        };
-        let records = &self.records[p];
+    /// The heartbeat of a participant's worker (its progress; one attempt, errors ignored),
+    /// ready to be sent on its own; `None` before the worker is claimed.
+    pub(crate) fn heartbeat(&self, p: usize) -> Option<impl Future<Output = ()> + Send + 'static> {
+        let assignment = self.ledger.participants[p].assignment.as_ref()?;
+        let tally = &self.tallies[p];
         let body = Heartbeat {
             attempt_id: assignment.attempt_id.clone(),
             progress: Progress {
-                progress_done: records.len() as u64,
+                progress_done: tally.received as u64,
                 progress_in_flight: 0,
-                progress_errors: records.failed as u64,
+                progress_errors: tally.failed as u64,
                 progress_total: self.ledger.participants[p].total_tasks,
             },
         };
-        let target = self.target(&assignment.worker_id);
-        let _ = self.client.heartbeat(target, &body).await;
+        let (slug, run_id, worker_id) = self.target(&assignment.worker_id);
+        let target = (slug.to_owned(), run_id.to_owned(), worker_id.to_owned());
+        let client = Arc::clone(&self.client);
+        Some(async move {
+            let (slug, run_id, worker_id) = &target;
+            let _ = client.heartbeat((slug, run_id, worker_id), &body).await;
+        })
     }
 
     /// Everything after a participant's last task: the final batch, its log, its system
@@ -343,7 +386,7 @@ impl Delivery {
                 .dir
                 .join("logs")
                 .join(format!("{}.log", file_name(&name)));
-            let log = std::fs::read(path).unwrap_or_default();
+            let log = read_artifact(&path)?;
             if !log.is_empty() {
                 let artifact = artifact_body(
                     &assignment,
@@ -353,7 +396,7 @@ impl Delivery {
                     Map::new(),
                     log.len(),
                 );
-                self.upload(&assignment, &artifact, &log, &format!("log:{name}"))
+                self.upload(&assignment, &artifact, log, &format!("log:{name}"))
                     .await?;
             }
             self.ledger.participants[p].log_uploaded = true;
@@ -361,7 +404,7 @@ impl Delivery {
         }
         let entry = &self.ledger.participants[p];
         if let (Some((from, to)), false) = (entry.metrics_lines, entry.metrics_uploaded) {
-            let body = self.metrics_lines(from..to);
+            let body = self.metrics_lines(from..to)?;
             let artifact = artifact_body(
                 &assignment,
                 "system-metrics",
@@ -370,39 +413,79 @@ impl Delivery {
                 Map::new(),
                 body.len(),
             );
-            self.upload(&assignment, &artifact, &body, &format!("metrics:{name}"))
+            self.upload(&assignment, &artifact, body, &format!("metrics:{name}"))
                 .await?;
             self.ledger.participants[p].metrics_uploaded = true;
             self.save();
         }
         if !self.ledger.participants[p].closed {
-            let failed = self.records[p].failed > 0;
-            let failure = |code: &str, message: &str| FinishWorker {
-                attempt_id: assignment.attempt_id.clone(),
-                error_code: Some(code.into()),
-                error_message: Some(message.into()),
-            };
-            let (outcome, body) = match (failed, self.ledger.is_round_mode()) {
-                (false, _) => (
-                    WorkerOutcome::Complete,
-                    FinishWorker {
-                        attempt_id: assignment.attempt_id.clone(),
-                        error_code: None,
-                        error_message: None,
-                    },
-                ),
-                (true, false) => (
-                    WorkerOutcome::Fail,
-                    failure("Error", "One or more tasks failed"),
-                ),
-                (true, true) => (WorkerOutcome::Fail, failure("ERROR", "Unknown error")),
-            };
+            let (outcome, body) = self.ending(p, &assignment);
             let target = self.target(&assignment.worker_id);
             self.client.finish_worker(target, outcome, &body).await?;
             self.ledger.participants[p].closed = true;
             self.save();
         }
         Ok(())
+    }
+
+    /// How a participant's worker ends: `complete` when every planned task is recorded and
+    /// succeeded; otherwise `fail` — `Interrupted` or `Partial` with the counts when tasks
+    /// are missing, upstream's codes when a task failed.
+    fn ending(&self, p: usize, assignment: &Assignment) -> (WorkerOutcome, FinishWorker) {
+        let entry = &self.ledger.participants[p];
+        let tally = &self.tallies[p];
+        let failure = |code: &str, message: String| {
+            let body = FinishWorker {
+                attempt_id: assignment.attempt_id.clone(),
+                error_code: Some(code.into()),
+                error_message: Some(message),
+            };
+            (WorkerOutcome::Fail, body)
+        };
+        if (tally.received as u64) < entry.total_tasks {
+            let code = if self.interrupted {
+                "Interrupted"
+            } else {
+                "Partial"
+            };
+            return failure(
+                code,
+                format!(
+                    "{code}: {} of {} task(s) recorded",
+                    tally.received, entry.total_tasks
+                ),
+            );
+        }
+        match (tally.failed > 0, self.ledger.is_round_mode()) {
+            (false, _) => (
+                WorkerOutcome::Complete,
+                FinishWorker {
+                    attempt_id: assignment.attempt_id.clone(),
+                    error_code: None,
+                    error_message: None,
+                },
+            ),
+            (true, false) => failure("Error", "One or more tasks failed".into()),
+            (true, true) => failure("ERROR", "Unknown error".into()),
+        }
+    }
+
+    /// Says that the run stopped before its end (killed): workers with tasks missing end as
+    /// `Interrupted` rather than `Partial`.
+    pub(crate) fn mark_interrupted(&mut self) {
+        self.interrupted = true;
+    }
+
+    /// Planned and recorded tasks, per participant and in all.
+    pub(crate) fn completeness(&self) -> Completeness {
+        let participants = self
+            .ledger
+            .participants
+            .iter()
+            .zip(&self.tallies)
+            .map(|(entry, tally)| (entry.name.clone(), tally.received as u64, entry.total_tasks))
+            .collect();
+        Completeness { participants }
     }
 
     /// Round mode: one system-metrics artifact for the whole process, through the first
@@ -413,7 +496,7 @@ impl Delivery {
         }
         for p in 0..self.ledger.participants.len() {
             if let Some(assignment) = self.ensure_worker(p).await? {
-                let body = self.metrics_lines(0..usize::MAX);
+                let body = self.metrics_lines(0..usize::MAX)?;
                 let names: Vec<&str> = self
                     .ledger
                     .participants
@@ -431,8 +514,7 @@ impl Delivery {
                     metadata,
                     body.len(),
                 );
-                self.upload(&assignment, &artifact, &body, "metrics")
-                    .await?;
+                self.upload(&assignment, &artifact, body, "metrics").await?;
                 break;
             }
         }
@@ -445,7 +527,7 @@ impl Delivery {
         &self,
         assignment: &Assignment,
         artifact: &CreateArtifact,
-        body: &[u8],
+        body: Bytes,
         what: &str,
     ) -> Result<(), ApiError> {
         let target = self.target(&assignment.worker_id);
@@ -459,19 +541,29 @@ impl Delivery {
             .await
     }
 
-    /// Lines `range` of `metrics.jsonl`, each with its newline.
-    fn metrics_lines(&self, range: std::ops::Range<usize>) -> Vec<u8> {
-        let text = std::fs::read_to_string(self.dir.join(METRICS_FILE)).unwrap_or_default();
-        let mut body = String::new();
-        for line in text
+    /// Lines `range` of `metrics.jsonl`, each with its newline, up to
+    /// [`MAX_ARTIFACT_BYTES`].
+    fn metrics_lines(&self, range: std::ops::Range<usize>) -> Result<Bytes, ApiError> {
+        let path = self.dir.join(METRICS_FILE);
+        let file = match std::fs::File::open(&path) {
+            Ok(file) => file,
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(Bytes::new()),
+            Err(error) => return Err(cannot_read(&path, &error)),
+        };
+        let mut body = Vec::new();
+        for line in BufReader::new(file)
             .lines()
             .skip(range.start)
             .take(range.end.saturating_sub(range.start))
         {
-            body.push_str(line);
-            body.push('\n');
+            let line = line.map_err(|error| cannot_read(&path, &error))?;
+            if body.len() + line.len() + 1 > MAX_ARTIFACT_BYTES {
+                break;
+            }
+            body.extend_from_slice(line.as_bytes());
+            body.push(b'\n');
         }
-        body.into_bytes()
+        Ok(body.into())
     }
 
     /// Submits the run summary, once, when scoring produced one.
@@ -510,13 +602,13 @@ impl Delivery {
         if self.ledger.run.is_none() {
             outstanding.items.push("the run".into());
         }
-        for (entry, records) in self.ledger.participants.iter().zip(&self.records) {
+        for (entry, tally) in self.ledger.participants.iter().zip(&self.tallies) {
             if entry.unassigned {
                 continue;
             }
-            let left = records.len().saturating_sub(entry.delivered);
+            let left = tally.received.saturating_sub(entry.delivered);
             outstanding.records += left;
-            outstanding.deliverable += records.len();
+            outstanding.deliverable += tally.received;
             if !entry.closed {
                 outstanding
                     .items
@@ -530,19 +622,32 @@ impl Delivery {
     }
 }
 
-fn is_success(record: &Value) -> bool {
-    record["status"] == "success"
+/// An artifact's body from a file (empty when there is none): its first
+/// [`MAX_ARTIFACT_BYTES`], with a warning when it is longer.
+fn read_artifact(path: &Path) -> Result<Bytes, ApiError> {
+    let file = match std::fs::File::open(path) {
+        Ok(file) => file,
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(Bytes::new()),
+        Err(error) => return Err(cannot_read(path, &error)),
+    };
+    let mut body = Vec::new();
+    file.take(MAX_ARTIFACT_BYTES as u64 + 1)
+        .read_to_end(&mut body)
+        .map_err(|error| cannot_read(path, &error))?;
+    if body.len() > MAX_ARTIFACT_BYTES {
+        body.truncate(MAX_ARTIFACT_BYTES);
+        eprintln!(
+            "[bench] {} is larger than {} MiB: only its first {} MiB go to the platform.",
+            path.display(),
+            MAX_ARTIFACT_BYTES >> 20,
+            MAX_ARTIFACT_BYTES >> 20
+        );
+    }
+    Ok(body.into())
 }
 
-/// A record as sent: `taskIndex` moved to the worker's global range.
-fn global_index(record: &Value, range_start: u64) -> Value {
-    let mut record = record.clone();
-    if range_start > 0 {
-        if let Some(index) = record["taskIndex"].as_u64() {
-            record["taskIndex"] = json!(index + range_start);
-        }
-    }
-    record
+fn cannot_read(path: &Path, error: &std::io::Error) -> ApiError {
+    ApiError::Local(format!("cannot read {}: {error}", path.display()))
 }
 
 /// `{ attemptId, kind, contentType, name, metadata }` with `metadata.sizeBytes` added.
@@ -567,28 +672,6 @@ fn artifact_body(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn acknowledged_records_leave_memory_but_keep_counting() {
-        let record = |i: u32, status: &str| json!({"taskIndex": i, "status": status});
-        let mut records = Records::new(vec![record(0, "success"), record(1, "error")], 1);
-        assert_eq!((records.len(), records.failed), (2, 1));
-        records.push(record(2, "success"));
-        let sent: Vec<&Value> = records.range(1, 3).collect();
-        assert_eq!(sent, [&record(1, "error"), &record(2, "success")]);
-        records.acknowledge(3);
-        assert_eq!(records.unacknowledged.len(), 0);
-        assert_eq!((records.len(), records.failed), (3, 1));
-        records.push(record(3, "success"));
-        assert_eq!(records.range(3, 4).count(), 1);
-    }
-
-    #[test]
-    fn records_move_to_the_global_range() {
-        let record = json!({"taskIndex": 2, "status": "success"});
-        assert_eq!(global_index(&record, 0), record);
-        assert_eq!(global_index(&record, 10)["taskIndex"], 12);
-    }
 
     #[test]
     fn artifact_metadata_gets_the_size_last() {

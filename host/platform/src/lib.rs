@@ -11,6 +11,7 @@ pub mod api;
 pub mod auth;
 pub mod client;
 pub mod commands;
+mod deliverer;
 pub mod delivery;
 mod files;
 pub mod reporter;
@@ -50,7 +51,7 @@ pub fn new_ledger(
     api_base_url: &str,
     upsert: bool,
     run_key: Option<&str>,
-) -> Ledger {
+) -> anyhow::Result<Ledger> {
     let run_config = &manifest.run_config;
     let total = run_config.tasks_per_participant();
     let upsert = upsert.then(|| {
@@ -68,10 +69,11 @@ pub fn new_ledger(
         Some(key) => CreateRun::shared(key, config),
         None => CreateRun::own(total, run_config.participants.clone(), config),
     };
-    Ledger {
+    Ok(Ledger {
         api_base_url: api_base_url.to_owned(),
         benchmark_slug: run_config.benchmark_slug.clone(),
         local_run_id: manifest.run_id.clone(),
+        delivery_id: spool::new_delivery_id()?,
         group_by: run_config.group_by.as_str().to_owned(),
         upsert,
         create_run,
@@ -84,7 +86,7 @@ pub fn new_ledger(
         shared_metrics_uploaded: false,
         summary: None,
         summary_submitted: false,
-    }
+    })
 }
 
 /// The `submitRunSummary` body from a results directory's `summary.json`, when the run was
@@ -117,7 +119,7 @@ mod tests {
 
     #[test]
     fn an_own_run_sends_totals_and_the_upstream_run_config() {
-        let ledger = new_ledger(&manifest(), "http://h/api/v1", true, None);
+        let ledger = new_ledger(&manifest(), "http://h/api/v1", true, None).unwrap();
         assert_eq!(
             serde_json::to_string(&ledger.create_run).unwrap(),
             r#"{"totalTasks":10,"workerCount":1,"participants":["e2b","modal"],"config":{"benchmarkSlug":"s","benchmarkName":"n","phaseIterations":5,"phases":[{"name":"cold","iterations":5},{"name":"warm","iterations":5}],"concurrency":2,"staggerDelayMs":0,"groupBy":"participant","dimensions":{"file_size":"10MB"},"participants":["e2b","modal"]}}"#
@@ -133,7 +135,7 @@ mod tests {
 
     #[test]
     fn a_shared_run_sends_only_its_key_and_config() {
-        let ledger = new_ledger(&manifest(), "http://h/api/v1", false, Some("ci-123"));
+        let ledger = new_ledger(&manifest(), "http://h/api/v1", false, Some("ci-123")).unwrap();
         assert_eq!(ledger.create_run.run_key.as_deref(), Some("ci-123"));
         assert_eq!(ledger.create_run.total_tasks, None);
         assert_eq!(ledger.upsert, None);

@@ -1,16 +1,17 @@
-//! Live platform reporting during `bench run`. A background task owns the [`Delivery`]:
-//! every [`FLUSH_INTERVAL`] it reads what `records.ndjson` gained — so only records already
-//! on disk are ever sent — and sends them in batches of
-//! [`BATCH_SIZE`](super::delivery::BATCH_SIZE) with a progress heartbeat. The executors
-//! reach it through [`PlatformObserver`] (composed after the local results writer), which
-//! says when a participant starts and finishes and never waits for the network. A platform
-//! that does not answer only delays delivery: what it did not acknowledge stays in the
-//! ledger for `bench upload`.
+//! Live platform reporting during `bench run`, which never holds the run up. A background
+//! [`Deliverer`](super::deliverer) creates the platform run, claims every participant's
+//! worker ahead of time and sends what `records.ndjson` gains — so only records already on
+//! disk are ever sent. The run waits for it only at the start (for the platform run, to
+//! print its name where upstream does; [`START_LIMIT`] at most) and at the end (for the
+//! rest; [`END_LIMIT`] at most), each time only while the platform keeps answering: never
+//! more than [`STALL`] without an answer. Whatever the platform did not acknowledge by then
+//! stays in the ledger for `bench upload`. The executors reach the delivery through
+//! [`PlatformObserver`] (composed after the local results writer), which never waits.
 
 use super::auth::Auth;
-use super::client::{ApiError, Client, Retry};
+use super::client::{ApiError, Client, CreatedRun, Retry};
+use super::deliverer::{Claim, Command, Deliverer, Status};
 use super::delivery::Delivery;
-use super::tail::RecordsTail;
 use super::upload::list_items;
 use super::{new_ledger, summary_body};
 use anyhow::{bail, Result};
@@ -20,54 +21,43 @@ use bench_runtime::plan::RunManifest;
 use bench_runtime::report::console::{escape, Console};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use std::time::Duration;
-use tokio::sync::{mpsc, oneshot};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use tokio::sync::{mpsc, watch};
 use tokio::task::JoinHandle;
 
-/// How often pending records are sent and progress is reported.
-pub(crate) const FLUSH_INTERVAL: Duration = Duration::from_secs(1);
+/// How long the platform may go without answering while the run waits for it.
+const STALL: Duration = Duration::from_secs(3);
 
-enum Command {
-    Begin {
-        participant: usize,
-        reply: oneshot::Sender<Result<Begin, ApiError>>,
-    },
-    /// Participant mode: a participant finished with this many records.
-    Done {
-        participant: usize,
-        records: usize,
-        metrics_lines: (usize, usize),
-    },
-    /// The run's tasks are over: stop and hand the delivery back.
-    Finish,
-}
+/// At the start: the longest wait for the platform run and the claims.
+const START_LIMIT: Duration = Duration::from_secs(10);
 
-/// What a participant may do once the platform was asked for a worker.
-#[derive(Debug, Clone, PartialEq, Eq)]
-enum Begin {
-    /// Run it (with a worker, or with the claim deferred until the platform answers).
-    Run,
-    /// The platform has no pending worker for it in this run.
-    NoWorker {
-        /// The platform run.
-        run_id: String,
-    },
-}
+/// At the end: the longest wait, however steadily the platform answers.
+const END_LIMIT: Duration = Duration::from_secs(30);
 
 /// The live reporting of one run.
 pub struct PlatformRun {
     commands: mpsc::UnboundedSender<Command>,
+    /// Commands sent by the run itself (not by its observer): [`PlatformRun::wait`] waits
+    /// until the delivery took them all in.
+    sent: u64,
     names: Vec<String>,
     dir: PathBuf,
+    client: Arc<Client>,
+    status: watch::Receiver<Status>,
+    stop: watch::Sender<bool>,
     task: JoinHandle<Delivery>,
+    /// The `Run created` lines were printed.
+    announced: bool,
 }
 
 impl PlatformRun {
-    /// Writes the run's ledger next to its `run.json`, upserts the benchmark (when
-    /// `upsert`: the identity is ours) and creates the run (shared with `run_key`), then
-    /// starts the background delivery. Prints the console lines of spec §3.6
-    /// (`Run created: …`, `View at: …`, blank). An API error other than "no answer" aborts
-    /// the run; without an answer the run goes on locally and a warning says so.
+    /// Writes the run's ledger next to its `run.json` and starts the background delivery,
+    /// which upserts the benchmark (when `upsert`: the identity is ours), creates the run
+    /// (shared with `run_key`) and claims the participants' workers. Waits for that at most
+    /// [`START_LIMIT`] (or [`STALL`] without an answer): when the run is created by then, prints the console lines of spec
+    /// §3.6 (`Run created: …`, `View at: …`, blank); when the platform refused it, the run
+    /// stops with the API's error; otherwise the tasks start and the lines come at the end.
     pub async fn start(
         auth: &Auth,
         manifest: &RunManifest,
@@ -76,44 +66,47 @@ impl PlatformRun {
         run_key: Option<&str>,
         console: &mut Console,
     ) -> Result<Self> {
-        let ledger = new_ledger(manifest, &auth.api_base_url, upsert, run_key);
+        let ledger = new_ledger(manifest, &auth.api_base_url, upsert, run_key)?;
         ledger.save(dir)?;
-        let client = Client::new(auth, Retry::default())?;
-        let mut delivery = Delivery::new(client, ledger, dir, Vec::new());
-        match delivery.ensure_run().await {
-            Ok(run) => {
-                let created = match &delivery.ledger().create_run.run_key {
-                    // The key quoted as JSON, as upstream prints it.
-                    Some(key) => format!(
-                        "Shared run (key {}): {} ({})",
-                        Value::from(key.as_str()),
-                        run.name,
-                        run.id
-                    ),
-                    None => format!("Run created: {} ({})", run.name, run.id),
-                };
-                console.line(&escape(&created));
-                console.line(&escape(&format!("View at: {}", run.dashboard_url)));
-                console.line("");
-                console.flush();
-            }
-            Err(error) if error.is_retryable() => warn_unreachable(&error),
-            Err(error) => return Err(error.into()),
-        }
-        let names = delivery
-            .ledger()
-            .participants
-            .iter()
-            .map(|entry| entry.name.clone())
-            .collect();
+        let names = ledger.participants.iter().map(|p| p.name.clone()).collect();
+        let shared_key = ledger.create_run.run_key.clone();
+        let client = Arc::new(Client::new(auth, Retry::default())?);
+        let (deliverer, mut status) = Deliverer::new(Delivery::new(client.clone(), ledger, dir));
         let (commands, receiver) = mpsc::unbounded_channel();
-        let task = tokio::spawn(serve(delivery, receiver, dir.to_owned()));
-        Ok(Self {
+        let (stop, stopped) = watch::channel(false);
+        let task = tokio::spawn(deliverer.run(receiver, stopped));
+        let opened = |status: &Status| status.opened || status.fatal.is_some();
+        wait_while_answering(&mut status, &client, opened, START_LIMIT).await;
+        let current = status.borrow().clone();
+        let mut platform = Self {
             commands,
+            sent: 0,
             names,
             dir: dir.to_owned(),
+            client,
+            status,
+            stop,
             task,
-        })
+            announced: false,
+        };
+        if let Some(error) = current.fatal {
+            platform.stop();
+            return Err(error.into());
+        }
+        match &current.run {
+            Some(run) => {
+                for line in created_lines(run, shared_key.as_deref()) {
+                    console.line(&line);
+                }
+                console.line("");
+                console.flush();
+                platform.announced = true;
+            }
+            None => eprintln!(
+                "[bench] the platform has not created the run yet; the tasks start now and are delivered in the background."
+            ),
+        }
+        Ok(platform)
     }
 
     /// The observer that feeds this run's delivery; `metrics` tells which samples belong
@@ -127,47 +120,45 @@ impl PlatformRun {
         }
     }
 
-    /// Participant mode: claims a worker for a participant about to run; false (after
-    /// upstream's message) when the platform has no pending worker for it, so it does not
-    /// run. An API error other than "no answer" aborts the run.
-    pub async fn begin(&self, participant: &str) -> Result<bool> {
-        match self.claim(participant).await? {
-            Begin::Run => Ok(true),
-            Begin::NoWorker { run_id } => {
+    /// Participant mode, before a participant runs: false (after upstream's message) when
+    /// the platform said it has no pending worker for it, so it does not run; an error when
+    /// the platform refused the claim. A claim not answered yet does not hold it up: it
+    /// runs, and its records follow once the worker is claimed.
+    pub fn begin(&self, participant: &str) -> Result<bool> {
+        match self.claim(participant) {
+            Claim::Pending | Claim::Claimed => Ok(true),
+            Claim::NoWorker => {
+                let status = self.status.borrow();
+                let run_id = status.run.as_ref().map_or("", |run| run.id.as_str());
                 eprintln!(
                     "  No pending worker to claim for run {run_id} — it may already be fully claimed."
                 );
                 Ok(false)
             }
+            Claim::Refused(error) => Err(error.into()),
         }
     }
 
-    async fn claim(&self, participant: &str) -> Result<Begin, ApiError> {
-        let Some(index) = self.names.iter().position(|name| name == participant) else {
-            return Ok(Begin::Run);
-        };
-        let (reply, answer) = oneshot::channel();
-        let command = Command::Begin {
-            participant: index,
-            reply,
-        };
-        if self.commands.send(command).is_err() {
-            return Ok(Begin::Run);
-        }
-        answer.await.unwrap_or(Ok(Begin::Run))
+    fn claim(&self, participant: &str) -> Claim {
+        let status = self.status.borrow();
+        self.names
+            .iter()
+            .position(|name| name == participant)
+            .and_then(|index| status.claims.get(index).cloned())
+            .unwrap_or(Claim::Pending)
     }
 
-    /// Round mode: claims a worker for every participant before the first round, warning
-    /// (upstream's words) about those that run without platform reporting.
-    pub async fn begin_rounds(&self) {
+    /// Round mode, before the first round: warns (upstream's words) about the
+    /// participants that run without platform reporting.
+    pub fn begin_rounds(&self) {
         for name in &self.names {
-            match self.claim(name).await {
-                Ok(Begin::Run) => {}
-                Ok(Begin::NoWorker { .. }) => eprintln!(
+            match self.claim(name) {
+                Claim::Pending | Claim::Claimed => {}
+                Claim::NoWorker => eprintln!(
                     "  {}: could not claim a platform worker — running without platform reporting.",
                     escape(name)
                 ),
-                Err(error) => eprintln!(
+                Claim::Refused(error) => eprintln!(
                     "  {}: reporter claim failed ({error}) — running without platform reporting.",
                     escape(name)
                 ),
@@ -175,241 +166,207 @@ impl PlatformRun {
         }
     }
 
-    /// Waits for the background delivery, then delivers whatever is still outstanding
-    /// (final batches, logs, metrics, worker completions).
-    pub async fn finish(self) -> Closing {
-        let _ = self.commands.send(Command::Finish);
-        let (delivery, error) = match self.task.await {
-            Ok(mut delivery) => {
-                // The last chance before `bench upload`: a platform that was down may be
-                // back, so the final steps get every attempt.
-                delivery.client().retry_fully();
-                let error = delivery.deliver_all().await.err();
-                (Some(delivery), error)
-            }
-            Err(error) => (None, Some(ApiError::Protocol(error.to_string()))),
+    /// The tasks are over: waits while the platform takes the rest (final batches, logs,
+    /// metrics, worker completions) and keeps answering, then hands over to the closing.
+    pub async fn finish(mut self) -> Closing {
+        self.send(Command::Finish);
+        let delivered = self.wait().await;
+        let mut closing = Closing {
+            platform: Some(self),
+            delivery: None,
         };
-        Closing {
-            delivery,
-            error,
-            dir: self.dir,
+        if !delivered {
+            closing.stop().await;
+        }
+        closing
+    }
+
+    fn send(&mut self, command: Command) {
+        if self.commands.send(command).is_ok() {
+            self.sent += 1;
+        }
+    }
+
+    /// Waits until the delivery did what the run asked of it or has stopped (true), or
+    /// gives up (false) as [`wait_while_answering`] does, after [`END_LIMIT`] at most.
+    async fn wait(&mut self) -> bool {
+        let sent = self.sent;
+        let done =
+            |status: &Status| (status.idle && status.applied >= sent) || status.fatal.is_some();
+        wait_while_answering(&mut self.status, &self.client, done, END_LIMIT).await
+    }
+
+    fn stop(&self) {
+        let _ = self.stop.send(true);
+    }
+}
+
+/// Waits until the delivery's status is `done` (true), or gives up (false) once the
+/// client's breaker opened, the platform went [`STALL`] without an answer or `limit` passed.
+async fn wait_while_answering(
+    status: &mut watch::Receiver<Status>,
+    client: &Client,
+    done: impl Fn(&Status) -> bool,
+    limit: Duration,
+) -> bool {
+    let began = Instant::now();
+    loop {
+        if done(&status.borrow_and_update()) {
+            return true;
+        }
+        if client.unavailable().is_some() {
+            return false;
+        }
+        let heard = client
+            .last_answer()
+            .filter(|at| *at > began)
+            .unwrap_or(began);
+        let deadline = (heard + STALL).min(began + limit);
+        if Instant::now() >= deadline {
+            return false;
+        }
+        if let Ok(Err(_)) = tokio::time::timeout_at(deadline.into(), status.changed()).await {
+            // The delivery ended.
+            return true;
         }
     }
 }
 
-/// A run whose tasks are over: what reached the platform and what did not. The default
-/// is a run without a platform.
+/// `Run created: <name> (<id>)` (or `Shared run (key "<key>"): …`) and `View at: <url>`.
+fn created_lines(run: &CreatedRun, run_key: Option<&str>) -> [String; 2] {
+    let created = match run_key {
+        // The key quoted as JSON, as upstream prints it.
+        Some(key) => format!(
+            "Shared run (key {}): {} ({})",
+            Value::from(key),
+            run.name,
+            run.id
+        ),
+        None => format!("Run created: {} ({})", run.name, run.id),
+    };
+    [
+        escape(&created),
+        escape(&format!("View at: {}", run.dashboard_url)),
+    ]
+}
+
+/// A run whose tasks are over: the delivery, still running in the background or already
+/// stopped. The default is a run without a platform.
 #[derive(Default)]
 pub struct Closing {
+    platform: Option<PlatformRun>,
+    /// The delivery, once stopped.
     delivery: Option<Delivery>,
-    error: Option<ApiError>,
-    dir: PathBuf,
 }
 
 impl Closing {
-    /// `All done. View at: <dashboard>`, or `All done. No platform run created.`
-    pub fn done_line(&self) -> String {
-        match self.delivery.as_ref().and_then(|d| d.ledger().run.as_ref()) {
-            Some(run) => format!("All done. View at: {}", run.dashboard_url),
-            None => "All done. No platform run created.".into(),
+    /// The console lines after the tasks: `All done. View at: <dashboard>` (after the
+    /// `Run created` line when the run was created after the tasks started), or
+    /// `All done. No platform run created.`
+    pub fn done_lines(&self) -> Vec<String> {
+        let Some(platform) = &self.platform else {
+            return vec!["All done. No platform run created.".into()];
+        };
+        let status = platform.status.borrow();
+        let run = status
+            .run
+            .as_ref()
+            .or(self.delivery.as_ref().and_then(|d| d.ledger().run.as_ref()));
+        let Some(run) = run else {
+            return vec!["All done. No platform run created.".into()];
+        };
+        let mut lines = Vec::new();
+        if !platform.announced {
+            let key = self
+                .delivery
+                .as_ref()
+                .and_then(|d| d.ledger().create_run.run_key.as_deref());
+            lines.push(created_lines(run, key)[0].clone());
         }
+        lines.push(format!("All done. View at: {}", run.dashboard_url));
+        lines
     }
 
-    /// Submits the run summary when the run was scored (`summary.json` has results); a
-    /// failure is a warning, as upstream's.
+    /// Submits the run summary when the run was scored (`summary.json` has results): the
+    /// delivery gets it and is waited for as at the end of the tasks; a delivery that
+    /// stopped keeps it for `bench upload`.
     pub async fn submit_summary(&mut self) {
-        let Some(delivery) = &mut self.delivery else {
+        let Some(platform) = &mut self.platform else {
             return;
         };
-        let Some(summary) = summary_body(&self.dir) else {
+        let Some(summary) = summary_body(&platform.dir) else {
             return;
         };
-        delivery.set_summary(summary);
-        if self.error.is_none() {
-            if let Err(error) = delivery.submit_summary().await {
-                eprintln!("[benchsdk-runner] failed to submit run summary: {error}");
-                self.error = Some(error);
-            }
+        if let Some(delivery) = &mut self.delivery {
+            delivery.set_summary(summary);
+            return;
+        }
+        platform.send(Command::Summary(summary));
+        if !platform.wait().await {
+            self.stop().await;
         }
     }
 
-    /// Says what the platform did not acknowledge and how to deliver it; with
-    /// `require_upload`, that is an error.
-    pub fn report(&self, require_upload: bool) -> Result<()> {
-        let Some(delivery) = &self.delivery else {
-            return Ok(());
+    /// Stops the background delivery and takes it back.
+    async fn stop(&mut self) {
+        let Some(platform) = &mut self.platform else {
+            return;
         };
-        let outstanding = delivery.outstanding();
-        if outstanding.is_empty() {
-            return Ok(());
+        if self.delivery.is_some() {
+            return;
         }
-        let reason = match &self.error {
-            Some(error) => format!(" ({error})"),
-            None => String::new(),
+        platform.stop();
+        let task = &mut platform.task;
+        self.delivery = task.await.ok();
+    }
+
+    /// Stops the delivery and says what the platform did not acknowledge and how to
+    /// deliver it. An error when the platform refused the run's data (or answered with
+    /// another run's), and — with `require_upload` — when anything is left.
+    pub async fn report(mut self, require_upload: bool) -> Result<()> {
+        self.stop().await;
+        let (Some(platform), Some(delivery)) = (&self.platform, &self.delivery) else {
+            return Ok(());
         };
-        eprintln!(
-            "[bench] not delivered to the platform{reason}: {} record(s){}. Everything is in {}; deliver it with `bench upload {}`.",
-            outstanding.records,
-            list_items(&outstanding.items),
-            self.dir.display(),
-            self.dir.display()
-        );
-        if require_upload {
-            bail!(
-                "the platform did not acknowledge the whole run ({} record(s) not delivered); deliver it with `bench upload {}`",
+        let fatal = platform.status.borrow().fatal.clone();
+        if let Some(summary_error) = summary_failure(&fatal, delivery) {
+            eprintln!("[benchsdk-runner] failed to submit run summary: {summary_error}");
+        }
+        let outstanding = delivery.outstanding();
+        let dir = platform.dir.display();
+        if !outstanding.is_empty() {
+            let reason = match (&fatal, platform.client.unavailable()) {
+                (Some(error), _) => format!(" ({error})"),
+                (None, Some(reason)) => format!(" (the platform is unreachable: {reason})"),
+                (None, None) => " (the platform did not answer in time)".into(),
+            };
+            eprintln!(
+                "[bench] not delivered to the platform{reason}: {} record(s){}. Everything is in {dir}; deliver it with `bench upload {dir}`.",
                 outstanding.records,
-                self.dir.display()
+                list_items(&outstanding.items),
+            );
+        }
+        if let Some(error) = fatal {
+            bail!(error);
+        }
+        if require_upload && !outstanding.is_empty() {
+            bail!(
+                "the platform did not acknowledge the whole run ({} record(s) not delivered); deliver it with `bench upload {dir}`",
+                outstanding.records,
             );
         }
         Ok(())
     }
 }
 
-fn warn_unreachable(error: &ApiError) {
-    eprintln!(
-        "[bench] the platform did not answer ({error}); records are kept locally and delivery is retried."
-    );
-}
-
-/// The background task: applies commands in order; every [`FLUSH_INTERVAL`] reads the
-/// records `records.ndjson` gained, sends them and reports progress, and settles the
-/// participants (participant mode) whose records are all read.
-async fn serve(
-    mut delivery: Delivery,
-    mut commands: mpsc::UnboundedReceiver<Command>,
-    dir: PathBuf,
-) -> Delivery {
-    let count = delivery.ledger().participants.len();
-    let mut feed = Feed {
-        tail: RecordsTail::new(&dir),
-        active: vec![false; count],
-        changed: vec![false; count],
-        finished: vec![None; count],
-        settled: vec![false; count],
-    };
-    let mut warned = delivery.client().is_offline();
-    let mut ticker = tokio::time::interval(FLUSH_INTERVAL);
-    ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    loop {
-        let result = tokio::select! {
-            command = commands.recv() => match command {
-                None | Some(Command::Finish) => {
-                    if let Err(error) = feed.read(&mut delivery) {
-                        eprintln!("[bench] {error:#}");
-                    }
-                    break;
-                }
-                Some(Command::Begin { participant, reply }) => {
-                    feed.active[participant] = true;
-                    let answer = begin(&mut delivery, participant).await;
-                    let _ = reply.send(answer);
-                    Ok(())
-                }
-                Some(Command::Done { participant, records, metrics_lines }) => {
-                    delivery.set_metrics_lines(participant, metrics_lines);
-                    feed.finished[participant] = Some(records);
-                    feed.settle(&mut delivery).await
-                }
-            },
-            _ = ticker.tick() => feed.send(&mut delivery).await,
-        };
-        match result {
-            Err(error) if !warned => {
-                warned = true;
-                warn_unreachable(&error);
-            }
-            _ => {}
-        }
-    }
-    delivery
-}
-
-/// What the background task knows besides the delivery.
-struct Feed {
-    tail: RecordsTail,
-    /// Participants that began or have records.
-    active: Vec<bool>,
-    /// Participants with records or progress not reported yet.
-    changed: Vec<bool>,
-    /// Participant mode: how many records a finished participant has.
-    finished: Vec<Option<usize>>,
-    /// Participant mode: participants whose worker was completed or failed.
-    settled: Vec<bool>,
-}
-
-impl Feed {
-    /// Hands the delivery the records written since the last read.
-    fn read(&mut self, delivery: &mut Delivery) -> Result<()> {
-        for (participant, record) in self.tail.read_new()? {
-            if let Some(index) = delivery.index(&participant) {
-                delivery.push(index, record);
-                self.active[index] = true;
-                self.changed[index] = true;
-            }
-        }
-        Ok(())
-    }
-
-    /// Reads, sends the new records with a heartbeat, then settles.
-    async fn send(&mut self, delivery: &mut Delivery) -> Result<(), ApiError> {
-        if let Err(error) = self.read(delivery) {
-            eprintln!("[bench] {error:#}");
-        }
-        let mut result = Ok(());
-        for participant in 0..self.active.len() {
-            if self.active[participant] && std::mem::take(&mut self.changed[participant]) {
-                result = result.and(flush(delivery, participant).await);
-                delivery.heartbeat(participant).await;
-            }
-        }
-        result.and(self.settle(delivery).await)
-    }
-
-    /// Finishes (final batch, log, metrics, completion) the participants whose records
-    /// are all read.
-    async fn settle(&mut self, delivery: &mut Delivery) -> Result<(), ApiError> {
-        if let Err(error) = self.read(delivery) {
-            eprintln!("[bench] {error:#}");
-        }
-        for participant in 0..self.finished.len() {
-            let Some(records) = self.finished[participant] else {
-                continue;
-            };
-            if self.settled[participant] || delivery.received(participant) < records {
-                continue;
-            }
-            delivery.finish_participant(participant).await?;
-            self.settled[participant] = true;
-            self.active[participant] = false;
-        }
-        Ok(())
-    }
-}
-
-async fn begin(delivery: &mut Delivery, participant: usize) -> Result<Begin, ApiError> {
-    match delivery.ensure_worker(participant).await {
-        Ok(Some(_)) => Ok(Begin::Run),
-        Ok(None) => Ok(Begin::NoWorker {
-            run_id: delivery
-                .ledger()
-                .run
-                .as_ref()
-                .map(|run| run.id.clone())
-                .unwrap_or_default(),
-        }),
-        Err(error) if error.is_retryable() => Ok(Begin::Run),
-        Err(error) => {
-            if delivery.ledger().is_round_mode() {
-                delivery.give_up(participant);
-            }
-            Err(error)
-        }
-    }
-}
-
-async fn flush(delivery: &mut Delivery, participant: usize) -> Result<(), ApiError> {
-    delivery.ensure_worker(participant).await?;
-    delivery.send_records(participant, false).await
+/// The refusal of the run summary, when that is what stopped the delivery (upstream warns
+/// about it and goes on).
+fn summary_failure(fatal: &Option<ApiError>, delivery: &Delivery) -> Option<ApiError> {
+    let ledger = delivery.ledger();
+    let only_summary_left = ledger.summary.is_some()
+        && !ledger.summary_submitted
+        && delivery.outstanding().items.len() == 1;
+    fatal.clone().filter(|_| only_summary_left)
 }
 
 /// Hands finished tasks to the live delivery; composed after the results writer.

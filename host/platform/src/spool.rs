@@ -84,8 +84,13 @@ pub struct Ledger {
     pub api_base_url: String,
     /// Benchmark slug.
     pub benchmark_slug: String,
-    /// The local run id: the root of every idempotency key.
+    /// The local run id.
     pub local_run_id: String,
+    /// 128 random bits naming this delivery: with the local run id, the root of every
+    /// idempotency key, so two runs that share a run id never share a key. Empty in ledgers
+    /// written before it existed.
+    #[serde(default)]
+    pub delivery_id: String,
     /// `participant` or `round`.
     pub group_by: String,
     /// The `upsertBenchmark` body still to send (`None` once sent, or when the identity is
@@ -103,6 +108,13 @@ pub struct Ledger {
     pub summary: Option<RunSummary>,
     /// The run summary was acknowledged.
     pub summary_submitted: bool,
+}
+
+/// A new delivery id: 128 bits from the operating system's generator, as hex.
+pub(crate) fn new_delivery_id() -> Result<String> {
+    let mut bytes = [0u8; 16];
+    getrandom::fill(&mut bytes).map_err(|error| anyhow::anyhow!("no random numbers: {error}"))?;
+    Ok(bytes.iter().map(|byte| format!("{byte:02x}")).collect())
 }
 
 impl Ledger {
@@ -157,6 +169,7 @@ mod tests {
             api_base_url: "http://127.0.0.1:1/api/v1".into(),
             benchmark_slug: "s".into(),
             local_run_id: "20260101T000000Z-0001".into(),
+            delivery_id: new_delivery_id().unwrap(),
             group_by: "participant".into(),
             upsert: Some(UpsertBenchmark {
                 name: "S".into(),
@@ -178,5 +191,13 @@ mod tests {
             .map(|entry| entry.unwrap().file_name())
             .collect();
         assert_eq!(names, [LEDGER_FILE], "no temporary file is left");
+    }
+
+    #[test]
+    fn delivery_ids_are_128_random_bits() {
+        let (a, b) = (new_delivery_id().unwrap(), new_delivery_id().unwrap());
+        assert_eq!(a.len(), 32);
+        assert!(a.bytes().all(|byte| byte.is_ascii_hexdigit()));
+        assert_ne!(a, b);
     }
 }

@@ -1,16 +1,18 @@
 //! `bench upload <results-dir>`: delivers what a run's ledger says the platform has not
-//! acknowledged (or, for a run that was kept local, the whole run), exactly once.
+//! acknowledged (or, for a run that was kept local, the whole run), exactly once. A run
+//! with tasks missing — interrupted, or its `records.ndjson` cut short — is delivered as
+//! what it is: its workers fail with the counts, and the command says how many are missing.
 
 use super::auth::{self, Overrides};
 use super::client::{Client, Retry};
 use super::delivery::Delivery;
 use super::spool::Ledger;
-use super::tail::RecordsTail;
+use super::tail::{RecordsTail, RECORDS_FILE};
 use super::{new_ledger, summary_body};
 use anyhow::{bail, Context as _, Result};
 use bench_runtime::report::results::read_manifest;
-use serde_json::Value;
 use std::path::Path;
+use std::sync::Arc;
 
 /// Delivers the rest of a results directory; returns whether everything is delivered.
 pub async fn upload(dir: &Path, overrides: &Overrides) -> Result<bool> {
@@ -24,21 +26,44 @@ pub async fn upload(dir: &Path, overrides: &Overrides) -> Result<bool> {
             ledger.api_base_url
         ),
         Some(ledger) => ledger,
-        None => new_ledger(&manifest, &auth.api_base_url, true, None),
+        None => new_ledger(&manifest, &auth.api_base_url, true, None)?,
     };
-    let mut records: Vec<Vec<Value>> = vec![Vec::new(); ledger.participants.len()];
-    for (participant, record) in RecordsTail::new(dir).read_new()? {
-        if let Some(index) = ledger
-            .participants
-            .iter()
-            .position(|entry| entry.name == participant)
-        {
-            records[index].push(record);
-        }
-    }
+    let client = Arc::new(Client::new(&auth, Retry::default())?);
     let created_before = ledger.run.is_some();
-    let client = Client::new(&auth, Retry::default())?;
-    let mut delivery = Delivery::new(client, ledger, dir, records);
+    let mut delivery = Delivery::new(client, ledger, dir);
+    let mut tail = RecordsTail::new(dir);
+    tail.read_new(|line| {
+        delivery.count(&line);
+    })?;
+    if let Some(line) = tail.incomplete_line() {
+        eprintln!(
+            "[bench] {} line {line} is cut short (it has no end); it is not uploaded.",
+            dir.join(RECORDS_FILE).display()
+        );
+    }
+    if manifest.completed_at.is_none() {
+        delivery.mark_interrupted();
+    }
+    let completeness = delivery.completeness();
+    if completeness.missing() > 0 {
+        let (why, status) = if manifest.completed_at.is_none() {
+            (
+                "the run was interrupted (run.json has no end time)",
+                "interrupted",
+            )
+        } else {
+            (
+                "records.ndjson holds fewer records than the run planned",
+                "partial",
+            )
+        };
+        eprintln!(
+            "[bench] {} of {} planned task(s) are missing ({} recorded): {why}; it is uploaded as {status}.",
+            completeness.missing(),
+            completeness.planned(),
+            completeness.per_participant()
+        );
+    }
     if delivery.ledger().summary.is_none() {
         if let Some(summary) = summary_body(dir) {
             delivery.set_summary(summary);

@@ -17,22 +17,36 @@ pub(crate) struct Server {
     /// The API key created at first start.
     pub(crate) key: String,
     db: PathBuf,
+    /// Its `--public-url`.
+    public_url: Option<String>,
 }
 
 impl Server {
     /// Starts `bench serve --db <dir>/platform.db --port 0 --create-key`.
     pub(crate) fn start(dir: &Path) -> Server {
+        Self::start_at(dir, None)
+    }
+
+    /// [`Server::start`] with `--public-url <public_url>` (e.g. a proxy in front of it).
+    pub(crate) fn start_at(dir: &Path, public_url: Option<&str>) -> Server {
         let db = dir.join("platform.db");
-        let (child, port, key) = Self::spawn(&db, 0, true);
+        let public_url = public_url.map(str::to_owned);
+        let (child, port, key) = Self::spawn(&db, 0, true, public_url.as_deref());
         Server {
             child,
             port,
             key: key.expect("an API key is printed"),
             db,
+            public_url,
         }
     }
 
-    fn spawn(db: &Path, port: u16, create_key: bool) -> (Child, u16, Option<String>) {
+    fn spawn(
+        db: &Path,
+        port: u16,
+        create_key: bool,
+        public_url: Option<&str>,
+    ) -> (Child, u16, Option<String>) {
         let mut command = Command::new(env!("CARGO_BIN_EXE_bench"));
         command
             .args([
@@ -47,6 +61,9 @@ impl Server {
             .stderr(Stdio::inherit());
         if create_key {
             command.arg("--create-key");
+        }
+        if let Some(url) = public_url {
+            command.args(["--public-url", url]);
         }
         let mut child = command.spawn().expect("bench serve starts");
         let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
@@ -67,6 +84,17 @@ impl Server {
         (child, port, key)
     }
 
+    /// The server's peak resident memory so far (`VmHWM` of /proc/<pid>/status), in bytes.
+    pub(crate) fn peak_rss(&self) -> u64 {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id())).unwrap();
+        let line = status
+            .lines()
+            .find(|line| line.starts_with("VmHWM:"))
+            .expect("a VmHWM line");
+        let kib: u64 = line.split_whitespace().nth(1).unwrap().parse().unwrap();
+        kib * 1024
+    }
+
     /// The platform root URL.
     pub(crate) fn url(&self) -> String {
         format!("http://127.0.0.1:{}", self.port)
@@ -83,7 +111,7 @@ impl Server {
         self.kill();
         let deadline = Instant::now() + Duration::from_secs(10);
         loop {
-            let (child, _, _) = Self::spawn(&self.db, self.port, false);
+            let (child, _, _) = Self::spawn(&self.db, self.port, false, self.public_url.as_deref());
             self.child = child;
             std::thread::sleep(Duration::from_millis(100));
             if self.child.try_wait().unwrap().is_none() || Instant::now() > deadline {
@@ -100,11 +128,19 @@ impl Server {
     /// The task records the server stored for a run (participant first, as in
     /// records.ndjson), per participant in arrival order.
     pub(crate) fn records(&self, slug: &str, run_id: &str) -> Vec<Value> {
-        let (status, body) = self.get(&format!(
-            "/benchmarks/{slug}/runs/{run_id}/iterations?type=tasks"
-        ));
-        assert_eq!(status, 200, "{body}");
-        body["items"].as_array().unwrap().clone()
+        let mut records = Vec::new();
+        let mut cursor = String::new();
+        loop {
+            let (status, body) = self.get(&format!(
+                "/benchmarks/{slug}/runs/{run_id}/iterations?type=tasks&limit=5000{cursor}"
+            ));
+            assert_eq!(status, 200, "{body}");
+            records.extend(body["items"].as_array().unwrap().iter().cloned());
+            match body["nextCursor"].as_str() {
+                Some(next) => cursor = format!("&cursor={next}"),
+                None => return records,
+            }
+        }
     }
 }
 

@@ -1,10 +1,10 @@
 //! An HTTP proxy on 127.0.0.1 in front of a server: it records every exchange and can
-//! inject failures and delays.
+//! inject failures and delays, or swallow requests without ever answering.
 
 use serde_json::Value;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU16, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -34,37 +34,54 @@ impl Exchange {
 struct ProxyState {
     fail: Vec<(String, usize)>,
     delay: Duration,
+    blackhole: bool,
     journal: Vec<Exchange>,
 }
 
 /// An HTTP proxy on 127.0.0.1 in front of a server: it records every request, and can
-/// answer 500 instead of forwarding or delay each request.
+/// answer 500 instead of forwarding, delay each request, or accept connections and read
+/// requests without ever answering.
 pub(crate) struct Proxy {
     /// Its port.
     port: u16,
     state: Arc<Mutex<ProxyState>>,
     stop: Arc<AtomicBool>,
+    upstream: Arc<AtomicU16>,
 }
 
 impl Proxy {
-    /// A proxy forwarding to `127.0.0.1:upstream`.
+    /// A proxy forwarding to `127.0.0.1:upstream` (0: nowhere until [`Proxy::forward_to`]).
     pub(crate) fn start(upstream: u16) -> Proxy {
+        let upstream = Arc::new(AtomicU16::new(upstream));
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
         let port = listener.local_addr().unwrap().port();
         let state = Arc::new(Mutex::new(ProxyState::default()));
         let stop = Arc::new(AtomicBool::new(false));
         let (accept_state, accept_stop) = (state.clone(), stop.clone());
+        let connection_stop = stop.clone();
+        let connection_upstream = upstream.clone();
         std::thread::spawn(move || {
             for stream in listener.incoming() {
                 if accept_stop.load(Ordering::Relaxed) {
                     break;
                 }
                 let Ok(stream) = stream else { continue };
-                let state = accept_state.clone();
-                std::thread::spawn(move || proxy_connection(stream, upstream, &state));
+                let (state, stop) = (accept_state.clone(), connection_stop.clone());
+                let upstream = connection_upstream.load(Ordering::Relaxed);
+                std::thread::spawn(move || proxy_connection(stream, upstream, &state, &stop));
             }
         });
-        Proxy { port, state, stop }
+        Proxy {
+            port,
+            state,
+            stop,
+            upstream,
+        }
+    }
+
+    /// Forwards later connections to `127.0.0.1:upstream`.
+    pub(crate) fn forward_to(&self, upstream: u16) {
+        self.upstream.store(upstream, Ordering::Relaxed);
     }
 
     /// The URL `bench` should use.
@@ -84,6 +101,19 @@ impl Proxy {
     /// Delays every request by `delay` before forwarding it.
     pub(crate) fn set_delay(&self, delay: Duration) {
         self.state.lock().unwrap().delay = delay;
+    }
+
+    /// Reads every request and never answers it (until [`Proxy::heal`], when it drops the
+    /// connection): a platform that hangs.
+    pub(crate) fn set_blackhole(&self) {
+        self.state.lock().unwrap().blackhole = true;
+    }
+
+    /// Forwards every request at once again (no delay, no blackhole).
+    pub(crate) fn heal(&self) {
+        let mut state = self.state.lock().unwrap();
+        state.blackhole = false;
+        state.delay = Duration::ZERO;
     }
 
     /// Every request so far.
@@ -134,7 +164,12 @@ fn read_request(reader: &mut BufReader<TcpStream>) -> Option<(String, Vec<u8>)> 
     Some((head, body))
 }
 
-fn proxy_connection(client: TcpStream, upstream: u16, state: &Mutex<ProxyState>) {
+fn proxy_connection(
+    client: TcpStream,
+    upstream: u16,
+    state: &Mutex<ProxyState>,
+    stop: &AtomicBool,
+) {
     let mut reader = BufReader::new(client.try_clone().unwrap());
     let mut client = client;
     while let Some((head, body)) = read_request(&mut reader) {
@@ -142,15 +177,21 @@ fn proxy_connection(client: TcpStream, upstream: u16, state: &Mutex<ProxyState>)
         let mut words = request_line.split(' ');
         let method = words.next().unwrap_or_default().to_owned();
         let path = words.next().unwrap_or_default().to_owned();
-        let (fail, delay) = {
+        let (fail, delay, blackhole) = {
             let mut state = state.lock().unwrap();
             let rule = state
                 .fail
                 .iter_mut()
                 .find(|(part, count)| *count > 0 && path.contains(part.as_str()));
             let fail = rule.map(|(_, count)| *count -= 1).is_some();
-            (fail, state.delay)
+            (fail, state.delay, state.blackhole)
         };
+        if blackhole {
+            while state.lock().unwrap().blackhole && !stop.load(Ordering::Relaxed) {
+                std::thread::sleep(Duration::from_millis(50));
+            }
+            return;
+        }
         std::thread::sleep(delay);
         let (status, response) = if fail {
             let text = r#"{"error":{"code":"internal","message":"injected failure"}}"#;

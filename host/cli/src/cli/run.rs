@@ -142,7 +142,9 @@ pub(super) async fn run(task_path: &Path, argv: &[String]) -> Result<ExitCode> {
         Some(platform) => platform.finish().await,
         None => Closing::default(),
     };
-    reporter.console.line(&closing.done_line());
+    for line in closing.done_lines() {
+        reporter.console.line(&line);
+    }
     let completed_at = SystemTime::now();
     manifest.complete(js::iso_timestamp(completed_at), TaskCounts::of(&records));
     reporter.results.write_run_json(&manifest)?;
@@ -155,7 +157,7 @@ pub(super) async fn run(task_path: &Path, argv: &[String]) -> Result<ExitCode> {
     };
     let code = finish(&mut reporter.console, &results)?;
     closing.submit_summary().await;
-    closing.report(flags.require_upload)?;
+    closing.report(flags.require_upload).await?;
     reporter
         .console
         .line(&format!("Results: {}", reporter.results.dir().display()));
@@ -172,7 +174,7 @@ async fn execute(
     match group_by {
         GroupBy::Round => {
             if let Some(platform) = platform {
-                platform.begin_rounds().await;
+                platform.begin_rounds();
             }
             exec::run_rounds(participants, plan, observer).await
         }
@@ -180,7 +182,7 @@ async fn execute(
             let mut records = Vec::with_capacity(participants.len());
             for participant in participants {
                 if let Some(platform) = platform {
-                    if !platform.begin(&participant.name).await? {
+                    if !platform.begin(&participant.name)? {
                         records.push((participant.name.clone(), Vec::new()));
                         continue;
                     }
@@ -193,13 +195,35 @@ async fn execute(
     }
 }
 
-/// A sortable run id: UTC start time plus a few hex digits against collisions.
+/// A run id: a UUIDv7 of the start time (milliseconds, so ids sort by start) and 74 random
+/// bits, so two runs never share an id (the platform's idempotency keys start with it).
 fn run_id(started_at: SystemTime) -> String {
-    let time = chrono::DateTime::<chrono::Utc>::from(started_at);
-    let nanos = started_at
+    let since_epoch = started_at
         .duration_since(SystemTime::UNIX_EPOCH)
-        .map(|d| d.subsec_nanos())
         .unwrap_or_default();
-    let salt = (nanos ^ std::process::id().rotate_left(16)) & 0xffff;
-    format!("{}-{salt:04x}", time.format("%Y%m%dT%H%M%SZ"))
+    let timestamp = uuid::Timestamp::from_unix(
+        uuid::NoContext,
+        since_epoch.as_secs(),
+        since_epoch.subsec_nanos(),
+    );
+    uuid::Uuid::new_v7(timestamp).to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    #[test]
+    fn run_ids_sort_by_start_and_differ_within_a_millisecond() {
+        let start = SystemTime::UNIX_EPOCH + Duration::from_millis(1_767_225_600_000);
+        let first = run_id(start);
+        let same_instant = run_id(start);
+        let later = run_id(start + Duration::from_millis(1));
+        assert_ne!(first, same_instant);
+        assert!(first < later && same_instant < later);
+        let parsed = uuid::Uuid::parse_str(&first).unwrap();
+        assert_eq!(parsed.get_version_num(), 7);
+        assert!(first.starts_with("019b76da-a800-7"), "{first}");
+    }
 }

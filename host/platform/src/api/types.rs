@@ -163,6 +163,24 @@ pub(crate) struct TaskResults {
     pub records: Vec<Value>,
 }
 
+impl TaskResults {
+    /// The wire text of this batch with `records_json` (records as JSON, separated by
+    /// commas) as its records, in the key order serializing it gives; its own `records` are
+    /// left out.
+    pub(crate) fn encode_with(&self, records_json: &[u8]) -> Vec<u8> {
+        let header = TaskResults {
+            records: Vec::new(),
+            ..self.clone()
+        };
+        let mut text = serde_json::to_vec(&header).expect("a batch header serializes");
+        debug_assert!(text.ends_with(b"[]}"));
+        text.truncate(text.len() - 2);
+        text.extend_from_slice(records_json);
+        text.extend_from_slice(b"]}");
+        text
+    }
+}
+
 /// What a batch of worker events holds.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub(crate) enum EventKind {
@@ -174,6 +192,10 @@ pub(crate) enum EventKind {
 
 /// Most records one [`TaskResults`] batch may carry (spec §6.1).
 pub(crate) const MAX_BATCH_RECORDS: usize = 5000;
+
+/// Largest artifact body: the client uploads at most this much of a file, the server
+/// accepts no more.
+pub(crate) const MAX_ARTIFACT_BYTES: usize = 32 << 20;
 
 /// `createWorkerArtifact`: `{ attemptId, kind, contentType?, name?, metadata? }`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -255,7 +277,7 @@ pub(crate) struct Page {
     pub offset: Option<u32>,
 }
 
-/// The query of a run's iterations: `?type=tasks|steps&participant=`.
+/// The query of a run's iterations: `?type=tasks|steps&participant=&cursor=&limit=`.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub(crate) struct IterationsQuery {
     /// Which records (default `tasks`).
@@ -264,6 +286,12 @@ pub(crate) struct IterationsQuery {
     /// Only this participant's.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub participant: Option<String>,
+    /// Where the page starts: the `nextCursor` of the page before.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cursor: Option<String>,
+    /// Items per page.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limit: Option<u32>,
 }
 
 /// What a run's iterations are listed as.
@@ -295,6 +323,17 @@ pub(crate) struct ErrorDetail {
     pub code: String,
     /// For people.
     pub message: String,
+}
+
+/// A page of a long list: `{ items, nextCursor }`, without `nextCursor` on the last page.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct CursorPage<T> {
+    /// The items, in the list's order.
+    pub items: Vec<T>,
+    /// The cursor of the next page.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub next_cursor: Option<String>,
 }
 
 /// A list: `{ items }`.
@@ -396,6 +435,10 @@ pub(crate) struct Run {
     pub created_at: String,
     /// Derived from its workers.
     pub status: RunStatus,
+    /// Tasks its participants planned in all.
+    pub planned_tasks: u64,
+    /// Task records the platform holds for it.
+    pub recorded_tasks: u64,
 }
 
 /// Where a run stands, derived from its workers.
@@ -411,6 +454,10 @@ pub(crate) enum RunStatus {
     Completed,
     /// Every worker ended, and one failed.
     Failed,
+    /// Every worker ended, tasks are missing, and a worker says its run was interrupted.
+    Interrupted,
+    /// Every worker ended and tasks are missing.
+    Partial,
     /// A status this crate's server does not give (the hosted platform has more).
     #[serde(other)]
     Other,
@@ -584,8 +631,8 @@ pub(crate) struct Attempt {
 }
 
 /// `sendTaskResults`' answer.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
 pub(crate) struct TaskResultsAnswer {
     /// Records stored (0 for a repeat).
     pub accepted: usize,
@@ -744,6 +791,26 @@ mod tests {
             error_message: None,
         };
         assert_eq!(wire(&finish), r#"{"attemptId":"a"}"#);
+    }
+
+    #[test]
+    fn a_batch_encoded_with_records_text_is_the_serialized_batch() {
+        let records = vec![
+            json!({"taskIndex": 0, "status": "success"}),
+            json!({"taskIndex": 1}),
+        ];
+        let batch = TaskResults {
+            kind: EventKind::TaskResults,
+            attempt_id: "a\"1".into(),
+            sequence_number: 3,
+            is_final: false,
+            records: records.clone(),
+        };
+        let records_json = format!("{},{}", records[0], records[1]);
+        assert_eq!(
+            String::from_utf8(batch.encode_with(records_json.as_bytes())).unwrap(),
+            wire(&batch)
+        );
     }
 
     #[test]

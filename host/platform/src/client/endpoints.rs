@@ -5,9 +5,10 @@ use super::{ApiError, Client};
 use crate::api::paths::{self, encode_component, fill};
 use crate::api::types::{
     ClaimAnswer, ClaimWorker, CreateArtifact, CreateArtifactAnswer, CreateRun, CreateRunAnswer,
-    FinishWorker, Heartbeat, PlanWorkers, RunSummary, TaskResults, UpsertBenchmark,
-    UpsertParticipant, WorkerOutcome,
+    FinishWorker, Heartbeat, PlanWorkers, RunSummary, TaskResults, TaskResultsAnswer,
+    UpsertBenchmark, UpsertParticipant, WorkerOutcome,
 };
+use bytes::Bytes;
 use reqwest::Method;
 use serde::de::IgnoredAny;
 use serde::{Deserialize, Serialize};
@@ -73,6 +74,7 @@ impl Client {
         let answer: CreateRunAnswer = self
             .call(Method::POST, &path, Some(body), Some(idempotency_key))
             .await?;
+        check_created_run(body, &answer)?;
         let run = answer.run;
         if run.id.is_empty() {
             return Err(ApiError::Protocol(
@@ -133,6 +135,12 @@ impl Client {
         let Some(assignment) = answer.assignment else {
             return Ok(None);
         };
+        if !assignment.participant.is_empty() && assignment.participant != name {
+            return Err(ApiError::Mismatch(format!(
+                "the claim for participant {name} assigned a worker of {}",
+                assignment.participant
+            )));
+        }
         match (assignment.worker_id(), assignment.attempt_id()) {
             (Some(worker_id), Some(attempt_id)) => Ok(Some(Assignment {
                 worker_id: worker_id.to_owned(),
@@ -157,16 +165,28 @@ impl Client {
             .map(drop)
     }
 
-    /// `sendTaskResults`.
+    /// `sendTaskResults` of `batch` with `records_json` as its records (see
+    /// [`TaskResults::encode_with`]). `resent` says whether this batch may have reached the
+    /// platform before (an earlier call sent it); only then may the platform call it a
+    /// duplicate.
     pub(crate) async fn send_task_results(
         &self,
         (slug, run_id, worker_id): WorkerTarget<'_>,
-        body: &TaskResults,
+        batch: &TaskResults,
+        records_json: &[u8],
+        resent: bool,
     ) -> Result<(), ApiError> {
         let path = fill(paths::WORKER_EVENTS, &[slug, run_id, worker_id]);
-        self.call::<IgnoredAny>(Method::POST, &path, Some(body), None)
-            .await
-            .map(drop)
+        let body = Bytes::from(batch.encode_with(records_json));
+        let (answer, attempts): (TaskResultsAnswer, u32) =
+            self.call_encoded(Method::POST, &path, body).await?;
+        if answer.duplicate && !resent && attempts == 1 {
+            return Err(ApiError::Mismatch(format!(
+                "batch {} of attempt {} was never sent before, yet the platform already has it (another run with the same ids?)",
+                batch.sequence_number, batch.attempt_id
+            )));
+        }
+        Ok(())
     }
 
     /// `createWorkerArtifact` (with `metadata.sizeBytes`), then PUT the body to the
@@ -175,13 +195,20 @@ impl Client {
         &self,
         (slug, run_id, worker_id): WorkerTarget<'_>,
         artifact: &CreateArtifact,
-        body: &[u8],
+        body: Bytes,
         idempotency_key: &str,
     ) -> Result<(), ApiError> {
         let path = fill(paths::WORKER_ARTIFACTS, &[slug, run_id, worker_id]);
         let answer: CreateArtifactAnswer = self
             .call(Method::POST, &path, Some(artifact), Some(idempotency_key))
             .await?;
+        let kind = &answer.artifact.kind;
+        if !kind.is_empty() && *kind != artifact.kind {
+            return Err(ApiError::Mismatch(format!(
+                "a {} artifact was created, the platform answered with a {kind} artifact",
+                artifact.kind
+            )));
+        }
         let url = answer.upload_url().ok_or_else(|| {
             ApiError::Protocol("Benchmark artifact upload URL is missing.".into())
         })?;
@@ -237,9 +264,183 @@ impl Client {
     }
 }
 
+/// Checks that a `createRun` answer (perhaps replayed for its idempotency key) is the run
+/// that was asked for: its key, task count, participants and (for a run of its own)
+/// configuration, where the answer names them.
+fn check_created_run(sent: &CreateRun, answer: &CreateRunAnswer) -> Result<(), ApiError> {
+    let run = &answer.run;
+    let mismatch = |what: &str| {
+        Err(ApiError::Mismatch(format!(
+            "run {} was created with another {what} (an idempotency key shared with another run?)",
+            run.id
+        )))
+    };
+    if let (Some(sent), Some(answered)) = (&sent.run_key, &run.run_key) {
+        if sent != answered {
+            return mismatch("run key");
+        }
+    }
+    if let (Some(sent), Some(answered)) = (sent.total_tasks, run.total_tasks) {
+        if sent != answered {
+            return mismatch("task count");
+        }
+    }
+    if let Some(sent) = &sent.participants {
+        let answered: Vec<&str> = answer
+            .participants
+            .iter()
+            .map(|p| p.name.as_str())
+            .collect();
+        if !answered.is_empty() && answered != *sent {
+            return mismatch("participant list");
+        }
+    }
+    // A shared run keeps the configuration of the invocation that created it.
+    let own = sent.run_key.is_none();
+    if let (true, Value::Object(sent), Value::Object(answered)) = (own, &sent.config, &run.config) {
+        if sent
+            .iter()
+            .any(|(key, value)| answered.get(key) != Some(value))
+        {
+            return mismatch("configuration");
+        }
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::api::types::{Participant, Run};
+    use serde_json::json;
+
+    #[test]
+    fn a_created_run_must_be_the_run_that_was_asked_for() {
+        let sent = CreateRun::own(3, vec!["a".into(), "b".into()], json!({"concurrency": 1}));
+        let participant = |name: &str| Participant {
+            name: name.into(),
+            total_tasks: 3,
+            created_at: String::new(),
+        };
+        let answer = |total: u64, names: &[&str], config: Value| CreateRunAnswer {
+            run: Run {
+                id: "r".into(),
+                total_tasks: Some(total),
+                config,
+                ..Run::default()
+            },
+            participants: names.iter().map(|name| participant(name)).collect(),
+            organization_slug: None,
+        };
+        let same = answer(3, &["a", "b"], json!({"concurrency": 1, "extra": true}));
+        assert_eq!(check_created_run(&sent, &same), Ok(()));
+        assert_eq!(
+            check_created_run(&sent, &CreateRunAnswer::default()),
+            Ok(())
+        );
+        let message =
+            |answer: CreateRunAnswer| check_created_run(&sent, &answer).unwrap_err().to_string();
+        assert_eq!(
+            message(answer(4, &["a", "b"], json!({}))),
+            "The platform's answer does not match what was sent: run r was created with another task count (an idempotency key shared with another run?)"
+        );
+        assert!(message(answer(3, &["a"], json!({}))).contains("participant list"));
+        assert!(
+            message(answer(3, &["a", "b"], json!({"concurrency": 2}))).contains("configuration")
+        );
+        let shared = CreateRun::shared("k1", json!({"participants": ["a"]}));
+        let mut joined = CreateRunAnswer::default();
+        joined.run.run_key = Some("k1".into());
+        joined.run.config = json!({"participants": ["b"]});
+        assert_eq!(
+            check_created_run(&shared, &joined),
+            Ok(()),
+            "a sibling's config"
+        );
+        let mut other_key = CreateRunAnswer::default();
+        other_key.run.run_key = Some("k2".into());
+        assert!(check_created_run(&shared, &other_key)
+            .unwrap_err()
+            .to_string()
+            .contains("run key"));
+    }
+
+    /// A platform on 127.0.0.1 that answers every request with 200 and `body`.
+    fn answering(body: &'static str) -> Client {
+        use std::io::{BufRead, BufReader, Write};
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        std::thread::spawn(move || {
+            for stream in listener.incoming().flatten() {
+                let mut reader = BufReader::new(stream.try_clone().unwrap());
+                let mut length = 0;
+                loop {
+                    let mut line = String::new();
+                    if reader.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
+                        break;
+                    }
+                    if let Some(value) = line.to_ascii_lowercase().strip_prefix("content-length:") {
+                        length = value.trim().parse().unwrap_or(0);
+                    }
+                }
+                std::io::Read::read_exact(&mut reader, &mut vec![0; length]).unwrap();
+                let mut stream = stream;
+                let _ = write!(
+                    stream,
+                    "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                    body.len()
+                );
+            }
+        });
+        let auth = crate::auth::Auth {
+            api_base_url: format!("http://127.0.0.1:{port}/api/v1"),
+            api_key: Some("k".into()),
+            ..crate::auth::Auth::default()
+        };
+        Client::new(&auth, super::super::Retry::ONCE).unwrap()
+    }
+
+    #[tokio::test]
+    async fn a_batch_never_sent_cannot_be_a_duplicate() {
+        let client =
+            answering(r#"{"accepted":0,"eventBatchId":"evb_1","queued":false,"duplicate":true}"#);
+        let batch = TaskResults {
+            kind: crate::api::types::EventKind::TaskResults,
+            attempt_id: "att_1".into(),
+            sequence_number: 0,
+            is_final: true,
+            records: Vec::new(),
+        };
+        let records = br#"{"taskIndex":0}"#;
+        let error = client
+            .send_task_results(("s", "r", "w"), &batch, records, false)
+            .await
+            .unwrap_err();
+        assert!(matches!(error, ApiError::Mismatch(_)), "{error}");
+        assert!(error
+            .to_string()
+            .contains("batch 0 of attempt att_1 was never sent before"));
+        assert!(!error.is_retryable());
+        let resent = client
+            .send_task_results(("s", "r", "w"), &batch, records, true)
+            .await;
+        assert_eq!(resent, Ok(()), "a batch sent before may be a duplicate");
+    }
+
+    #[tokio::test]
+    async fn a_claim_for_another_participant_is_refused() {
+        let client = answering(
+            r#"{"assignment":{"workerId":"w","attemptId":"a","participant":"beta","taskRange":{"start":0,"end":1,"count":1}}}"#,
+        );
+        let error = client
+            .claim_worker("s", "r", "alpha", &ClaimWorker::default(), "k")
+            .await
+            .unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "The platform's answer does not match what was sent: the claim for participant alpha assigned a worker of beta"
+        );
+    }
 
     #[test]
     fn dashboard_url_drops_the_api_path() {

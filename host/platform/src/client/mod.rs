@@ -1,8 +1,10 @@
 //! The platform HTTP transport (spec §6.1): bearer auth, org headers, JSON bodies, upstream
 //! error messages — plus what upstream lacks: bounded retries with exponential backoff and
-//! jitter for failures worth retrying (no answer, 408, 429, 5xx). The typed calls of each
-//! endpoint are in `endpoints.rs`.
+//! jitter for failures worth retrying (no answer, 408, 429, 5xx), short connect timeouts,
+//! and a circuit breaker (`breaker.rs`) that bounds the failures of all calls together. The
+//! typed calls of each endpoint are in `endpoints.rs`.
 
+mod breaker;
 mod endpoints;
 
 pub use endpoints::Assignment;
@@ -10,11 +12,12 @@ pub use endpoints::CreatedRun;
 pub(crate) use endpoints::WorkerTarget;
 
 use super::auth::Auth;
+use breaker::Breaker;
+use bytes::Bytes;
 use reqwest::{Method, StatusCode};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// How hard one call tries.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -25,6 +28,9 @@ pub(crate) struct Retry {
     pub base_delay: Duration,
     /// Longest delay between attempts.
     pub max_delay: Duration,
+    /// How long failed attempts (and the backoff after them) of all calls of a client may
+    /// take together before its circuit breaker opens.
+    pub budget: Duration,
 }
 
 impl Retry {
@@ -33,6 +39,7 @@ impl Retry {
         attempts: 1,
         base_delay: Duration::ZERO,
         max_delay: Duration::ZERO,
+        budget: RETRY_BUDGET,
     };
 
     /// The delay before attempt `n + 1` (n >= 1): `base × 2^(n-1)`, capped, times a random
@@ -47,12 +54,14 @@ impl Retry {
 }
 
 impl Default for Retry {
-    /// 5 attempts, 250 ms doubling up to 4 s: about 4 s of waiting at most.
+    /// 5 attempts, 250 ms doubling up to 4 s: about 4 s of waiting at most; a minute of
+    /// failures in all.
     fn default() -> Self {
         Self {
             attempts: 5,
             base_delay: Duration::from_millis(250),
             max_delay: Duration::from_secs(4),
+            budget: RETRY_BUDGET,
         }
     }
 }
@@ -86,23 +95,39 @@ pub(crate) enum ApiError {
     /// The platform answered 2xx with something that is not the expected JSON.
     #[error("{0}")]
     Protocol(String),
+    /// The platform answered with something other than what was sent: a replayed create of
+    /// another run, a batch it says it already has that was never sent…
+    #[error("The platform's answer does not match what was sent: {0}")]
+    Mismatch(String),
+    /// What was to be sent could not be read from the results directory.
+    #[error("{0}")]
+    Local(String),
+    /// The circuit breaker is open: the client gave up on the platform.
+    #[error("the platform is unreachable: {0}")]
+    Unavailable(String),
 }
 
 impl ApiError {
     /// Whether another attempt may succeed: no answer, 408, 429 or 5xx.
     pub(crate) fn is_retryable(&self) -> bool {
         match self {
-            ApiError::Transport(_) => true,
+            ApiError::Transport(_) | ApiError::Unavailable(_) => true,
             ApiError::Status { status, .. } | ApiError::Upload(status) => {
                 *status == 408 || *status == 429 || *status >= 500
             }
-            ApiError::Protocol(_) => false,
+            ApiError::Protocol(_) | ApiError::Mismatch(_) | ApiError::Local(_) => false,
         }
     }
 }
 
 /// Longest wait for one response.
 const REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// Longest wait for a connection.
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// The default [`Retry::budget`].
+const RETRY_BUDGET: Duration = Duration::from_secs(60);
 
 /// A platform API client bound to one `apiBaseUrl` and credential.
 pub(crate) struct Client {
@@ -112,9 +137,7 @@ pub(crate) struct Client {
     org_slug: Option<String>,
     org_id: Option<String>,
     retry: Retry,
-    /// Set when a call ran out of attempts; while set, calls try once (a platform that is
-    /// down does not slow every later call by the whole backoff). Cleared by any success.
-    offline: AtomicBool,
+    breaker: Breaker,
 }
 
 const NO_TOKEN: &str = "A platform API key or OAuth token is required. Set BENCHMARKS_PLATFORM_API_KEY or BENCHMARKS_PLATFORM_TOKEN in your environment, or pass apiKey/token to createBenchmarkClient. Create an API key at https://platform.computesdk.com in your organization settings (Settings → API keys).";
@@ -128,7 +151,7 @@ impl Client {
             .to_owned();
         let http = reqwest::Client::builder()
             .timeout(REQUEST_TIMEOUT)
-            .connect_timeout(Duration::from_secs(10))
+            .connect_timeout(CONNECT_TIMEOUT)
             .user_agent(concat!("bench/", env!("CARGO_PKG_VERSION")))
             .build()
             .map_err(|error| ApiError::Transport(error.to_string()))?;
@@ -139,7 +162,7 @@ impl Client {
             org_slug: auth.org_slug.clone(),
             org_id: auth.org_id.clone(),
             retry,
-            offline: AtomicBool::new(false),
+            breaker: Breaker::new(retry.budget),
         })
     }
 
@@ -148,14 +171,14 @@ impl Client {
         &self.api_base_url
     }
 
-    /// Whether the last call that ran out of attempts has not been followed by a success.
-    pub(crate) fn is_offline(&self) -> bool {
-        self.offline.load(Ordering::Relaxed)
+    /// Why the client gave up on the platform, once it did.
+    pub(crate) fn unavailable(&self) -> Option<String> {
+        self.breaker.open_reason()
     }
 
-    /// Forgets that the platform was unreachable: the next call gets every attempt again.
-    pub(crate) fn retry_fully(&self) {
-        self.offline.store(false, Ordering::Relaxed);
+    /// When the platform last answered with a success or a definite refusal.
+    pub(crate) fn last_answer(&self) -> Option<Instant> {
+        self.breaker.last_answer()
     }
 
     /// Sends a request to `apiBaseUrl + path` with a JSON body and reads the JSON answer
@@ -168,8 +191,22 @@ impl Client {
         body: Option<&(impl Serialize + ?Sized)>,
         idempotency_key: Option<&str>,
     ) -> Result<A, ApiError> {
+        let body = encode(body)?;
         self.send(method, path, body, idempotency_key, self.retry)
             .await
+            .map(|(answer, _)| answer)
+    }
+
+    /// [`Client::call`] with a body already encoded as JSON and no idempotency key; the
+    /// answer and how many attempts it took (after more than one, an earlier attempt may
+    /// have reached the platform).
+    pub(crate) async fn call_encoded<A: DeserializeOwned>(
+        &self,
+        method: Method,
+        path: &str,
+        body: Bytes,
+    ) -> Result<(A, u32), ApiError> {
+        self.send(method, path, Some(body), None, self.retry).await
     }
 
     /// [`Client::call`] with a single attempt (heartbeats: the next one follows soon).
@@ -179,23 +216,22 @@ impl Client {
         path: &str,
         body: Option<&(impl Serialize + ?Sized)>,
     ) -> Result<A, ApiError> {
-        self.send(method, path, body, None, Retry::ONCE).await
+        let body = encode(body)?;
+        self.send(method, path, body, None, Retry::ONCE)
+            .await
+            .map(|(answer, _)| answer)
     }
 
     async fn send<A: DeserializeOwned>(
         &self,
         method: Method,
         path: &str,
-        body: Option<&(impl Serialize + ?Sized)>,
+        body: Option<Bytes>,
         idempotency_key: Option<&str>,
         retry: Retry,
-    ) -> Result<A, ApiError> {
+    ) -> Result<(A, u32), ApiError> {
         let url = format!("{}{path}", self.api_base_url);
-        let body = body
-            .map(serde_json::to_string)
-            .transpose()
-            .map_err(|error| ApiError::Protocol(format!("Cannot encode the request: {error}")))?;
-        let text = self
+        let (text, attempts) = self
             .with_retries(retry, || async {
                 let mut request = self
                     .http
@@ -223,9 +259,10 @@ impl Client {
             })
             .await?;
         let text = if text.trim().is_empty() { "{}" } else { &text };
-        serde_json::from_str(text).map_err(|error| {
+        let answer = serde_json::from_str(text).map_err(|error| {
             ApiError::Protocol(format!("The platform answered with invalid JSON: {error}"))
-        })
+        })?;
+        Ok((answer, attempts))
     }
 
     /// PUTs raw bytes to a presigned upload URL (no auth header).
@@ -233,14 +270,14 @@ impl Client {
         &self,
         url: &str,
         content_type: &str,
-        body: &[u8],
+        body: Bytes,
     ) -> Result<(), ApiError> {
         self.with_retries(self.retry, || async {
             let response = self
                 .http
                 .put(url)
                 .header("Content-Type", content_type)
-                .body(body.to_vec())
+                .body(body.clone())
                 .send()
                 .await
                 .map_err(transport)?;
@@ -250,38 +287,55 @@ impl Client {
             Ok(())
         })
         .await
+        .map(drop)
     }
 
-    async fn with_retries<T, F, Fut>(&self, retry: Retry, attempt: F) -> Result<T, ApiError>
+    /// Runs `attempt` until it succeeds, fails for good or runs out of attempts; the value
+    /// and how many attempts it took.
+    async fn with_retries<T, F, Fut>(&self, retry: Retry, attempt: F) -> Result<(T, u32), ApiError>
     where
         F: Fn() -> Fut,
         Fut: std::future::Future<Output = Result<T, ApiError>>,
     {
-        let attempts = if self.is_offline() {
-            1
-        } else {
-            retry.attempts.max(1)
-        };
+        let attempts = retry.attempts.max(1);
         let mut n = 1;
         loop {
-            match attempt().await {
-                Ok(value) => {
-                    self.offline.store(false, Ordering::Relaxed);
-                    return Ok(value);
-                }
-                Err(error) if error.is_retryable() && n < attempts => {
-                    tokio::time::sleep(retry.delay(n)).await;
-                    n += 1;
-                }
-                Err(error) => {
-                    if error.is_retryable() {
-                        self.offline.store(true, Ordering::Relaxed);
-                    }
-                    return Err(error);
-                }
+            if let Some(reason) = self.breaker.open_reason() {
+                return Err(ApiError::Unavailable(reason));
             }
+            let started = Instant::now();
+            let error = match attempt().await {
+                Ok(value) => {
+                    self.breaker.answered();
+                    return Ok((value, n));
+                }
+                Err(error) => error,
+            };
+            if !error.is_retryable() {
+                self.breaker.answered();
+                return Err(error);
+            }
+            let message = error.to_string();
+            if n == attempts {
+                self.breaker.spend(started.elapsed(), &message);
+                self.breaker.exhausted(&message);
+                return Err(error);
+            }
+            let delay = retry.delay(n);
+            if !self.breaker.spend(started.elapsed() + delay, &message) {
+                return Err(error);
+            }
+            tokio::time::sleep(delay).await;
+            n += 1;
         }
     }
+}
+
+/// A request body as JSON.
+fn encode(body: Option<&(impl Serialize + ?Sized)>) -> Result<Option<Bytes>, ApiError> {
+    body.map(|body| serde_json::to_vec(body).map(Bytes::from))
+        .transpose()
+        .map_err(|error| ApiError::Protocol(format!("Cannot encode the request: {error}")))
 }
 
 fn transport(error: reqwest::Error) -> ApiError {
@@ -352,6 +406,7 @@ mod tests {
             attempts: 3,
             base_delay: Duration::from_millis(10),
             max_delay: Duration::from_millis(20),
+            budget: Duration::from_secs(60),
         };
         let client = Client::new(&auth, retry).unwrap();
         let started = std::time::Instant::now();
@@ -360,7 +415,23 @@ mod tests {
             .await
             .unwrap_err();
         assert!(matches!(error, ApiError::Transport(_)), "{error}");
-        assert!(client.is_offline());
+        assert_eq!(client.unavailable(), None, "one call gave up");
+        let again = client
+            .call::<serde_json::Value>(Method::GET, "/me", None::<&()>, None)
+            .await
+            .unwrap_err();
+        assert!(matches!(again, ApiError::Transport(_)), "{again}");
+        let reason = client.unavailable().expect("two calls in a row gave up");
+        assert!(
+            reason.starts_with("2 calls in a row got no answer"),
+            "{reason}"
+        );
+        let open = client
+            .call::<serde_json::Value>(Method::GET, "/me", None::<&()>, None)
+            .await
+            .unwrap_err();
+        assert_eq!(open, ApiError::Unavailable(reason));
+        assert!(open.is_retryable(), "deliver later");
         assert!(started.elapsed() < Duration::from_secs(5));
     }
 }

@@ -1,12 +1,11 @@
 //! How handlers read a request — path segments, query, bodies, the caller, its idempotency
-//! key, the server's origin — each refusing what it cannot read in the API's error shape.
+//! key — each refusing what it cannot read in the API's error shape.
 
 use super::db::{Caller, Database};
 use super::refusal::Refusal;
-use crate::api::paths::{self, fill};
 use axum::body::Bytes;
 use axum::extract::{FromRequest, FromRequestParts, Path, Query, Request, State};
-use axum::http::{header, request::Parts, HeaderMap};
+use axum::http::{header, request::Parts, HeaderMap, Method};
 use axum::middleware::Next;
 use axum::response::Response;
 use serde::de::DeserializeOwned;
@@ -47,7 +46,7 @@ impl<S: Send + Sync, T: DeserializeOwned> FromRequestParts<S> for ApiQuery<T> {
 }
 
 /// The body as it came.
-pub(crate) struct RawBody(pub(crate) Bytes);
+struct RawBody(Bytes);
 
 impl<S: Send + Sync> FromRequest<S> for RawBody {
     type Rejection = Refusal;
@@ -83,7 +82,9 @@ impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for ApiJson<T> {
 }
 
 /// Lets a request through when it carries a valid API key (`Authorization: Bearer <key>`),
-/// with its [`Caller`] for the handler; refuses it with 401 otherwise.
+/// with its [`Caller`] for the handler; refuses it with 401 otherwise, and with 403 when
+/// the key may only read and the request would write, or when `X-Org-Slug` names another
+/// organization than the key's.
 pub(crate) async fn authenticate(
     State(database): State<Database>,
     mut request: Request,
@@ -93,11 +94,35 @@ pub(crate) async fn authenticate(
         .ok_or_else(Refusal::unauthorized)?
         .to_owned();
     let caller = database
-        .run(move |store| store.caller(&key))
+        .read(move |store| store.caller(&key))
         .await?
         .ok_or_else(Refusal::unauthorized)?;
+    let reads = matches!(*request.method(), Method::GET | Method::HEAD);
+    if caller.read_only && !reads {
+        return Err(Refusal::forbidden("This API key may only read."));
+    }
+    if let Some(slug) = request.headers().get("x-org-slug") {
+        if slug.as_bytes() != caller.org.as_bytes() {
+            return Err(Refusal::forbidden(format!(
+                "This API key belongs to the organization {:?}; X-Org-Slug names another.",
+                caller.org
+            )));
+        }
+    }
     request.extensions_mut().insert(caller);
     Ok(next.run(request).await)
+}
+
+/// The database, acting in the caller's organization.
+pub(crate) struct Scoped(pub(crate) Database);
+
+impl FromRequestParts<Database> for Scoped {
+    type Rejection = Refusal;
+
+    async fn from_request_parts(parts: &mut Parts, database: &Database) -> Result<Self, Refusal> {
+        let caller = Caller::from_request_parts(parts, database).await?;
+        Ok(Self(database.scoped(&caller.org)))
+    }
 }
 
 fn bearer(headers: &HeaderMap) -> Option<&str> {
@@ -138,29 +163,5 @@ impl<S: Send + Sync> FromRequestParts<S> for Idempotency {
         let caller = Caller::from_request_parts(parts, state).await?;
         let path = parts.uri.path();
         Ok(Self(Some(format!("{} {path} {value}", caller.key_prefix))))
-    }
-}
-
-/// `http://<Host>/api/v1`: where the client reached the API, for the URLs the server hands
-/// out.
-pub(crate) struct Origin(String);
-
-impl Origin {
-    /// The URL of a template filled with `segments`.
-    pub(crate) fn url(&self, template: &str, segments: &[&str]) -> String {
-        format!("{}{}", self.0, fill(template, segments))
-    }
-}
-
-impl<S: Send + Sync> FromRequestParts<S> for Origin {
-    type Rejection = Refusal;
-
-    async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, Refusal> {
-        let host = parts
-            .headers
-            .get(header::HOST)
-            .and_then(|host| host.to_str().ok())
-            .unwrap_or("127.0.0.1");
-        Ok(Self(format!("http://{host}{}", paths::API_ROOT)))
     }
 }

@@ -54,6 +54,11 @@ impl Refusal {
         )
     }
 
+    /// 403 for a credential that is valid but does not allow the request.
+    pub(crate) fn forbidden(message: impl Into<String>) -> Self {
+        Self::new(StatusCode::FORBIDDEN, "forbidden", message)
+    }
+
     /// 409 for a request that contradicts the stored state.
     pub(crate) fn conflict(message: impl Into<String>) -> Self {
         Self::new(StatusCode::CONFLICT, "conflict", message)

@@ -1,37 +1,74 @@
 //! The HTTP side of the self-hosted platform: one route per endpoint of [`paths`], behind
-//! API-key auth except for the token-carrying artifact transfers. Each handler reads its
+//! API-key auth except for the artifact transfers, which carry a signed token checked before
+//! their body is read. Bodies have a limit per route: small for JSON, larger for result
+//! batches, [`MAX_ARTIFACT_BYTES`] for artifacts. Each handler reads its
 //! request with the extractors of [`super::extract`] and runs its database work through
 //! [`Database`]; a POST carrying an `Idempotency-Key` is answered once and replayed
 //! afterwards, so a client that retries a create whose answer it lost gets the same run,
 //! worker or artifact.
 
 use super::db::{Caller, Database};
-use super::extract::{authenticate, ApiJson, ApiPath, ApiQuery, Idempotency, Origin, RawBody};
+use super::extract::{authenticate, ApiJson, ApiPath, ApiQuery, Idempotency, Scoped};
 use super::refusal::Refusal;
-use crate::api::paths;
+use super::tokens::{Tokens, Transfer};
+use crate::api::paths::{self, fill};
 use crate::api::types::{
     Acknowledged, Artifact, ArtifactAnswer, Benchmark, BenchmarkAnswer, BenchmarkResult,
     ClaimAnswer, ClaimWorker, CreateArtifact, CreateArtifactAnswer, CreateRun, CreateRunAnswer,
-    FinishWorker, FinishWorkerAnswer, Heartbeat, Items, IterationKind, IterationsQuery, Me, Page,
-    Participant, ParticipantAnswer, PlanWorkers, Run, RunAnswer, RunResults, RunSummary,
+    CursorPage, FinishWorker, FinishWorkerAnswer, Heartbeat, Items, IterationKind, IterationsQuery,
+    Me, Page, Participant, ParticipantAnswer, PlanWorkers, Run, RunAnswer, RunResults, RunSummary,
     TaskResults, TaskResultsAnswer, UpsertBenchmark, UpsertParticipant, Worker, WorkerAnswer,
-    WorkerOutcome,
+    WorkerOutcome, MAX_ARTIFACT_BYTES,
 };
+use axum::body::Body;
 use axum::extract::{DefaultBodyLimit, State};
 use axum::http::header;
 use axum::response::IntoResponse;
 use axum::routing::{get, post, put};
-use axum::{middleware, Json, Router};
+use axum::{middleware, Extension, Json, Router};
 use serde_json::Value;
+use std::time::SystemTime;
 
-/// Largest request body (artifacts are uploaded whole).
-const MAX_BODY_BYTES: usize = 256 * 1024 * 1024;
+/// Largest JSON body of most routes.
+const MAX_JSON_BYTES: usize = 1 << 20;
+
+/// Largest body of a task-results batch or a run summary: the client sends at most 8 MiB
+/// of records per batch, plus their envelope.
+const MAX_BATCH_BYTES: usize = 16 << 20;
+
+/// Where the links the server hands out point: its public URL, with transfer tokens
+/// signed by [`Tokens`].
+#[derive(Clone)]
+pub(crate) struct Links {
+    api_root: String,
+    tokens: Tokens,
+}
+
+impl Links {
+    /// Links under `public_url` (no trailing slash), signed with `secret`.
+    pub(crate) fn new(public_url: String, secret: &[u8]) -> Self {
+        Self {
+            api_root: format!("{public_url}{}", paths::API_ROOT),
+            tokens: Tokens::new(secret),
+        }
+    }
+
+    /// A signed upload or download link of an artifact.
+    fn transfer(&self, transfer: Transfer, artifact_id: &str) -> String {
+        let token = self.tokens.issue(transfer, artifact_id, SystemTime::now());
+        let template = match transfer {
+            Transfer::Upload => paths::UPLOAD,
+            Transfer::Download => paths::DOWNLOAD,
+        };
+        format!("{}{}", self.api_root, fill(template, &[&token]))
+    }
+}
 
 /// A handler's answer.
 type Answer<T> = Result<Json<T>, Refusal>;
 
-/// The platform's routes on `database`.
-pub(crate) fn router(database: Database) -> Router {
+/// The platform's routes on `database`, handing out `links`.
+pub(crate) fn router(database: Database, links: Links) -> Router {
     let api = Router::new()
         .route(paths::ME, get(me))
         .route(paths::BENCHMARKS, get(list_benchmarks))
@@ -40,7 +77,10 @@ pub(crate) fn router(database: Database) -> Router {
         .route(paths::RUNS, get(list_runs).post(create_run))
         .route(paths::RUN, get(get_run))
         .route(paths::RUN_RESULTS, get(run_results))
-        .route(paths::RUN_SUMMARY, post(submit_summary))
+        .route(
+            paths::RUN_SUMMARY,
+            post(submit_summary).layer(DefaultBodyLimit::max(MAX_BATCH_BYTES)),
+        )
         .route(paths::RUN_ITERATIONS, get(iterations))
         .route(paths::RUN_ARTIFACTS, get(run_artifacts))
         .route(paths::PARTICIPANTS, get(list_participants))
@@ -51,7 +91,10 @@ pub(crate) fn router(database: Database) -> Router {
         )
         .route(paths::WORKER_CLAIM, post(claim_worker))
         .route(paths::WORKER_HEARTBEAT, post(heartbeat))
-        .route(paths::WORKER_EVENTS, post(task_results))
+        .route(
+            paths::WORKER_EVENTS,
+            post(task_results).layer(DefaultBodyLimit::max(MAX_BATCH_BYTES)),
+        )
         .route(
             paths::WORKER_ARTIFACTS,
             get(worker_artifacts).post(create_artifact),
@@ -64,14 +107,15 @@ pub(crate) fn router(database: Database) -> Router {
             database.clone(),
             authenticate,
         ))
-        // Presigned transfers carry their own secret token instead of a key.
+        // Transfers carry a signed token instead of a key.
         .route(paths::UPLOAD, put(upload))
         .route(paths::DOWNLOAD, get(download));
     Router::new()
         .nest(paths::API_ROOT, api)
         .fallback(no_route)
         .method_not_allowed_fallback(no_route)
-        .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
+        .layer(DefaultBodyLimit::max(MAX_JSON_BYTES))
+        .layer(Extension(links))
         .with_state(database)
 }
 
@@ -84,27 +128,27 @@ async fn me(caller: Caller) -> Json<Me> {
 }
 
 async fn list_benchmarks(
-    State(database): State<Database>,
+    Scoped(database): Scoped,
     ApiQuery(page): ApiQuery<Page>,
 ) -> Answer<Items<Benchmark>> {
     database
-        .run(move |store| store.list_benchmarks(page))
+        .read(move |store| store.list_benchmarks(page))
         .await
         .map(Json)
 }
 
 async fn get_benchmark(
-    State(database): State<Database>,
+    Scoped(database): Scoped,
     ApiPath(slug): ApiPath<String>,
 ) -> Answer<BenchmarkAnswer> {
     database
-        .run(move |store| store.get_benchmark(&slug))
+        .read(move |store| store.get_benchmark(&slug))
         .await
         .map(Json)
 }
 
 async fn upsert_benchmark(
-    State(database): State<Database>,
+    Scoped(database): Scoped,
     ApiPath(slug): ApiPath<String>,
     ApiJson(body): ApiJson<UpsertBenchmark>,
 ) -> Answer<BenchmarkAnswer> {
@@ -115,29 +159,29 @@ async fn upsert_benchmark(
 }
 
 async fn benchmark_results(
-    State(database): State<Database>,
+    Scoped(database): Scoped,
     ApiPath(slug): ApiPath<String>,
     ApiQuery(page): ApiQuery<Page>,
 ) -> Answer<Items<BenchmarkResult>> {
     database
-        .run(move |store| store.benchmark_results(&slug, page))
+        .read(move |store| store.benchmark_results(&slug, page))
         .await
         .map(Json)
 }
 
 async fn list_runs(
-    State(database): State<Database>,
+    Scoped(database): Scoped,
     ApiPath(slug): ApiPath<String>,
     ApiQuery(page): ApiQuery<Page>,
 ) -> Answer<Items<Run>> {
     database
-        .run(move |store| store.list_runs(&slug, page))
+        .read(move |store| store.list_runs(&slug, page))
         .await
         .map(Json)
 }
 
 async fn create_run(
-    State(database): State<Database>,
+    Scoped(database): Scoped,
     ApiPath(slug): ApiPath<String>,
     Idempotency(once): Idempotency,
     ApiJson(body): ApiJson<CreateRun>,
@@ -149,27 +193,27 @@ async fn create_run(
 }
 
 async fn get_run(
-    State(database): State<Database>,
+    Scoped(database): Scoped,
     ApiPath((slug, run_id)): ApiPath<(String, String)>,
 ) -> Answer<RunAnswer> {
     database
-        .run(move |store| store.get_run(&slug, &run_id))
+        .read(move |store| store.get_run(&slug, &run_id))
         .await
         .map(Json)
 }
 
 async fn run_results(
-    State(database): State<Database>,
+    Scoped(database): Scoped,
     ApiPath((slug, run_id)): ApiPath<(String, String)>,
 ) -> Answer<RunResults> {
     database
-        .run(move |store| store.run_results(&slug, &run_id))
+        .read(move |store| store.run_results(&slug, &run_id))
         .await
         .map(Json)
 }
 
 async fn submit_summary(
-    State(database): State<Database>,
+    Scoped(database): Scoped,
     ApiPath((slug, run_id)): ApiPath<(String, String)>,
     Idempotency(once): Idempotency,
     ApiJson(body): ApiJson<RunSummary>,
@@ -183,43 +227,51 @@ async fn submit_summary(
 }
 
 async fn iterations(
-    State(database): State<Database>,
+    Scoped(database): Scoped,
     ApiPath((slug, run_id)): ApiPath<(String, String)>,
     ApiQuery(query): ApiQuery<IterationsQuery>,
-) -> Answer<Items<Value>> {
+) -> Answer<CursorPage<Value>> {
     if query.kind != IterationKind::Tasks {
         return Err(Refusal::bad_request(
             "iterations of type 'steps' are not kept by this platform",
         ));
     }
     database
-        .run(move |store| store.task_records(&slug, &run_id, query.participant.as_deref()))
+        .read(move |store| {
+            store.task_records(
+                &slug,
+                &run_id,
+                query.participant.as_deref(),
+                query.cursor.as_deref(),
+                query.limit,
+            )
+        })
         .await
         .map(Json)
 }
 
 async fn run_artifacts(
-    State(database): State<Database>,
+    Scoped(database): Scoped,
     ApiPath((slug, run_id)): ApiPath<(String, String)>,
 ) -> Answer<Items<Artifact>> {
     database
-        .run(move |store| store.list_artifacts(&slug, &run_id, None))
+        .read(move |store| store.list_artifacts(&slug, &run_id, None))
         .await
         .map(Json)
 }
 
 async fn list_participants(
-    State(database): State<Database>,
+    Scoped(database): Scoped,
     ApiPath((slug, run_id)): ApiPath<(String, String)>,
 ) -> Answer<Items<Participant>> {
     database
-        .run(move |store| store.list_participants(&slug, &run_id))
+        .read(move |store| store.list_participants(&slug, &run_id))
         .await
         .map(Json)
 }
 
 async fn upsert_participant(
-    State(database): State<Database>,
+    Scoped(database): Scoped,
     ApiPath((slug, run_id, name)): ApiPath<(String, String, String)>,
     ApiJson(body): ApiJson<UpsertParticipant>,
 ) -> Answer<ParticipantAnswer> {
@@ -230,17 +282,17 @@ async fn upsert_participant(
 }
 
 async fn list_workers(
-    State(database): State<Database>,
+    Scoped(database): Scoped,
     ApiPath((slug, run_id, name)): ApiPath<(String, String, String)>,
 ) -> Answer<Items<Worker>> {
     database
-        .run(move |store| store.list_workers(&slug, &run_id, &name))
+        .read(move |store| store.list_workers(&slug, &run_id, &name))
         .await
         .map(Json)
 }
 
 async fn plan_workers(
-    State(database): State<Database>,
+    Scoped(database): Scoped,
     ApiPath((slug, run_id, name)): ApiPath<(String, String, String)>,
     Idempotency(once): Idempotency,
     ApiJson(body): ApiJson<PlanWorkers>,
@@ -254,7 +306,7 @@ async fn plan_workers(
 }
 
 async fn claim_worker(
-    State(database): State<Database>,
+    Scoped(database): Scoped,
     ApiPath((slug, run_id, name)): ApiPath<(String, String, String)>,
     Idempotency(once): Idempotency,
     ApiJson(body): ApiJson<ClaimWorker>,
@@ -268,7 +320,7 @@ async fn claim_worker(
 }
 
 async fn heartbeat(
-    State(database): State<Database>,
+    Scoped(database): Scoped,
     ApiPath((slug, run_id, worker_id)): ApiPath<(String, String, String)>,
     Idempotency(once): Idempotency,
     ApiJson(body): ApiJson<Heartbeat>,
@@ -282,7 +334,7 @@ async fn heartbeat(
 }
 
 async fn task_results(
-    State(database): State<Database>,
+    Scoped(database): Scoped,
     ApiPath((slug, run_id, worker_id)): ApiPath<(String, String, String)>,
     Idempotency(once): Idempotency,
     ApiJson(body): ApiJson<TaskResults>,
@@ -296,28 +348,28 @@ async fn task_results(
 }
 
 async fn worker_artifacts(
-    State(database): State<Database>,
+    Scoped(database): Scoped,
     ApiPath((slug, run_id, worker_id)): ApiPath<(String, String, String)>,
 ) -> Answer<Items<Artifact>> {
     database
-        .run(move |store| store.list_artifacts(&slug, &run_id, Some(&worker_id)))
+        .read(move |store| store.list_artifacts(&slug, &run_id, Some(&worker_id)))
         .await
         .map(Json)
 }
 
 async fn create_artifact(
-    State(database): State<Database>,
+    Scoped(database): Scoped,
     ApiPath((slug, run_id, worker_id)): ApiPath<(String, String, String)>,
-    origin: Origin,
+    Extension(links): Extension<Links>,
     Idempotency(once): Idempotency,
     ApiJson(body): ApiJson<CreateArtifact>,
 ) -> Answer<CreateArtifactAnswer> {
     database
         .run_once(once, move |store| {
-            let (artifact, token) = store.create_artifact(&slug, &run_id, &worker_id, &body)?;
+            let artifact = store.create_artifact(&slug, &run_id, &worker_id, &body)?;
             Ok(CreateArtifactAnswer {
                 artifact_id: Some(artifact.id.clone()),
-                upload_url: Some(origin.url(paths::UPLOAD, &[&token])),
+                upload_url: Some(links.transfer(Transfer::Upload, &artifact.id)),
                 artifact,
             })
         })
@@ -326,20 +378,17 @@ async fn create_artifact(
 }
 
 async fn get_artifact(
-    State(database): State<Database>,
-    ApiPath((slug, run_id, _worker_id, artifact_id)): ApiPath<(String, String, String, String)>,
-    origin: Origin,
+    Scoped(database): Scoped,
+    ApiPath((slug, run_id, worker_id, artifact_id)): ApiPath<(String, String, String, String)>,
+    Extension(links): Extension<Links>,
 ) -> Answer<ArtifactAnswer> {
-    database
-        .run(move |store| {
-            let (artifact, token) = store.get_artifact(&slug, &run_id, &artifact_id)?;
-            Ok(ArtifactAnswer {
-                artifact,
-                download_url: origin.url(paths::DOWNLOAD, &[&token]),
-            })
-        })
-        .await
-        .map(Json)
+    let artifact = database
+        .read(move |store| store.get_artifact(&slug, &run_id, &worker_id, &artifact_id))
+        .await?;
+    Ok(Json(ArtifactAnswer {
+        download_url: links.transfer(Transfer::Download, &artifact.id),
+        artifact,
+    }))
 }
 
 /// `complete`, `fail` or `release` of a worker.
@@ -359,7 +408,7 @@ async fn finish_worker(
 }
 
 async fn complete_worker(
-    State(database): State<Database>,
+    Scoped(database): Scoped,
     ApiPath(worker): ApiPath<(String, String, String)>,
     Idempotency(once): Idempotency,
     ApiJson(body): ApiJson<FinishWorker>,
@@ -368,7 +417,7 @@ async fn complete_worker(
 }
 
 async fn fail_worker(
-    State(database): State<Database>,
+    Scoped(database): Scoped,
     ApiPath(worker): ApiPath<(String, String, String)>,
     Idempotency(once): Idempotency,
     ApiJson(body): ApiJson<FinishWorker>,
@@ -377,7 +426,7 @@ async fn fail_worker(
 }
 
 async fn release_worker(
-    State(database): State<Database>,
+    Scoped(database): Scoped,
     ApiPath(worker): ApiPath<(String, String, String)>,
     Idempotency(once): Idempotency,
     ApiJson(body): ApiJson<FinishWorker>,
@@ -385,22 +434,54 @@ async fn release_worker(
     finish_worker(WorkerOutcome::Release, database, worker, once, body).await
 }
 
+/// `PUT /uploads/{token}`: the token and its artifact are checked before the body is read,
+/// up to [`MAX_ARTIFACT_BYTES`].
 async fn upload(
     State(database): State<Database>,
+    Extension(links): Extension<Links>,
     ApiPath(token): ApiPath<String>,
-    RawBody(body): RawBody,
+    body: Body,
 ) -> Answer<Acknowledged> {
+    let id = links
+        .tokens
+        .check(Transfer::Upload, &token, SystemTime::now())?;
+    let known = id.clone();
+    if !database
+        .read(move |store| store.has_artifact(&known))
+        .await?
+    {
+        return Err(Refusal::not_found("Upload"));
+    }
+    let limited = http_body_util::Limited::new(body, MAX_ARTIFACT_BYTES);
+    let body = match http_body_util::BodyExt::collect(limited).await {
+        Ok(collected) => collected.to_bytes(),
+        Err(error) if error.is::<http_body_util::LengthLimitError>() => {
+            return Err(Refusal::too_large(format!(
+                "An artifact holds at most {} MiB.",
+                MAX_ARTIFACT_BYTES >> 20
+            )))
+        }
+        Err(error) => {
+            return Err(Refusal::bad_request(format!(
+                "The body could not be read: {error}"
+            )))
+        }
+    };
     database
-        .run(move |store| store.upload(&token, &body))
+        .run(move |store| store.upload(&id, &body))
         .await
         .map(Json)
 }
 
 async fn download(
     State(database): State<Database>,
+    Extension(links): Extension<Links>,
     ApiPath(token): ApiPath<String>,
 ) -> Result<impl IntoResponse, Refusal> {
-    let (content_type, body) = database.run(move |store| store.download(&token)).await?;
+    let id = links
+        .tokens
+        .check(Transfer::Download, &token, SystemTime::now())?;
+    let (content_type, body) = database.read(move |store| store.download(&id)).await?;
     Ok(([(header::CONTENT_TYPE, content_type)], body))
 }
 
@@ -437,10 +518,11 @@ mod tests {
         fn new() -> Self {
             let dir = tempfile::tempdir().unwrap();
             let store = Store::open(&dir.path().join("bench.db")).unwrap();
-            let key = store.create_key().unwrap();
+            let key = store.create_key("local", false).unwrap();
+            let links = Links::new("http://bench.test".into(), &store.token_secret().unwrap());
             Self {
                 _dir: dir,
-                router: router(Database::new(store)),
+                router: router(Database::new(store), links),
                 key,
             }
         }
@@ -602,6 +684,138 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn a_key_sees_only_its_organization_and_a_read_only_key_cannot_write() {
+        let platform = Platform::new();
+        let (run_id, _, _) = platform.claimed_run().await;
+        let (acme, reader) = {
+            let store = Store::open(&platform._dir.path().join("bench.db")).unwrap();
+            (
+                store.create_key("acme", false).unwrap(),
+                store.create_key("local", true).unwrap(),
+            )
+        };
+        let with = |key: &str, method: Method, path: &str, body: Option<Value>| {
+            let request = Request::builder()
+                .method(method)
+                .uri(path)
+                .header("Authorization", format!("Bearer {key}"));
+            let body = body.map_or(Body::empty(), |body| Body::from(body.to_string()));
+            request.body(body).unwrap()
+        };
+        // Another organization's key sees nothing of `local`.
+        let listed = platform
+            .send(with(&acme, Method::GET, "/api/v1/benchmarks", None))
+            .await;
+        assert_eq!(listed.json(), json!({"items": []}));
+        for path in [
+            "/api/v1/benchmarks/s".to_owned(),
+            "/api/v1/benchmarks/s/runs".to_owned(),
+            format!("/api/v1/benchmarks/s/runs/{run_id}"),
+            format!("/api/v1/benchmarks/s/runs/{run_id}/iterations?type=tasks"),
+        ] {
+            let reply = platform.send(with(&acme, Method::GET, &path, None)).await;
+            assert_eq!(
+                (reply.status, reply.json()),
+                error(StatusCode::NOT_FOUND, "not_found", "Benchmark not found."),
+                "{path}"
+            );
+        }
+        let taken = platform
+            .send(with(
+                &acme,
+                Method::PUT,
+                "/api/v1/benchmarks/s",
+                Some(json!({"name": "Mine"})),
+            ))
+            .await;
+        assert_eq!(taken.status, StatusCode::CONFLICT);
+        let me = platform
+            .send(with(&acme, Method::GET, "/api/v1/me", None))
+            .await;
+        assert_eq!(me.json()["activeOrganization"]["slug"], "acme");
+        // X-Org-Slug must name the key's organization.
+        let mut request = with(&acme, Method::GET, "/api/v1/benchmarks", None);
+        request
+            .headers_mut()
+            .insert("X-Org-Slug", "local".parse().unwrap());
+        assert_eq!(platform.send(request).await.status, StatusCode::FORBIDDEN);
+        // A read-only key reads and cannot write.
+        let read = platform
+            .send(with(&reader, Method::GET, "/api/v1/benchmarks/s", None))
+            .await;
+        assert_eq!(read.status, StatusCode::OK);
+        let write = platform
+            .send(with(
+                &reader,
+                Method::PUT,
+                "/api/v1/benchmarks/s",
+                Some(json!({"name": "X"})),
+            ))
+            .await;
+        assert_eq!(
+            (write.status, write.json()),
+            error(
+                StatusCode::FORBIDDEN,
+                "forbidden",
+                "This API key may only read."
+            )
+        );
+    }
+
+    #[tokio::test]
+    async fn sizes_out_of_bounds_are_400_naming_the_field() {
+        let platform = Platform::new();
+        let (run_id, _, _) = platform.claimed_run().await;
+        let runs = "/api/v1/benchmarks/s/runs";
+        let workers = format!("{runs}/{run_id}/participants/e2b/workers");
+        for (path, body, message) in [
+            (
+                runs.to_owned(),
+                json!({"totalTasks": 10_000_001u64, "participants": ["a"]}),
+                "totalTasks must be at most 10000000 (got 10000001)",
+            ),
+            (
+                runs.to_owned(),
+                json!({"totalTasks": 1, "workerCount": 100_000}),
+                "workerCount must be at most 1000 (got 100000)",
+            ),
+            (
+                format!("{runs}/{run_id}/participants/new"),
+                json!({"totalTasks": u64::MAX}),
+                "totalTasks must be at most 10000000 (got 18446744073709551615)",
+            ),
+            (
+                workers.clone(),
+                json!({"workerCount": 1001}),
+                "workerCount must be at most 1000 (got 1001)",
+            ),
+        ] {
+            let method = if path.ends_with("/new") {
+                Method::PUT
+            } else {
+                Method::POST
+            };
+            let reply = platform.call(method, &path, Some(body)).await;
+            assert_eq!(
+                (reply.status, reply.json()),
+                error(StatusCode::BAD_REQUEST, "bad_request", message),
+                "{path}"
+            );
+        }
+        let negative = platform
+            .call(Method::POST, runs, Some(json!({"totalTasks": -1})))
+            .await;
+        assert_eq!(
+            (negative.status, negative.json()),
+            error(
+                StatusCode::BAD_REQUEST,
+                "bad_request",
+                "invalid request: invalid value: integer `-1`, expected u64 at line 1 column 16"
+            )
+        );
+    }
+
+    #[tokio::test]
     async fn bad_query_values_and_bodies_are_400_and_missing_things_404() {
         let platform = Platform::new();
         let (run_id, _, _) = platform.claimed_run().await;
@@ -702,7 +916,7 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn artifact_bodies_travel_by_token_without_a_key() {
+    async fn artifact_bodies_travel_by_signed_links_one_direction_each() {
         let platform = Platform::new();
         let (run_id, worker_id, attempt_id) = platform.claimed_run().await;
         let create = Request::builder()
@@ -721,8 +935,9 @@ mod tests {
             .unwrap();
         let created = platform.send(create).await.json();
         let upload_url = created["uploadUrl"].as_str().unwrap();
+        // Links come from the public URL, not from the request's Host.
         let upload_path = upload_url
-            .strip_prefix("http://platform.test:8787")
+            .strip_prefix("http://bench.test")
             .unwrap_or_else(|| panic!("{upload_url}"));
         assert!(upload_path.starts_with("/api/v1/uploads/"));
         let artifact_id = created["artifactId"].as_str().unwrap();
@@ -761,6 +976,33 @@ mod tests {
         assert_eq!(downloaded.status, StatusCode::OK);
         assert_eq!(downloaded.content_type, "text/plain");
         assert_eq!(downloaded.body, b"hello");
+
+        // A download link cannot write, an upload link cannot read.
+        let overwrite = Request::builder()
+            .method(Method::PUT)
+            .uri(download_path.replace("/downloads/", "/uploads/"))
+            .body(Body::from("evil"))
+            .unwrap();
+        let overwrite = platform.send(overwrite).await;
+        assert_eq!(
+            (overwrite.status, overwrite.json()),
+            error(StatusCode::NOT_FOUND, "not_found", "Upload not found.")
+        );
+        let read = Request::builder()
+            .uri(upload_path.replace("/uploads/", "/downloads/"))
+            .body(Body::empty())
+            .unwrap();
+        assert_eq!(platform.send(read).await.status, StatusCode::NOT_FOUND);
+        // The artifact is not another worker's, nor another run's.
+        for path in [
+            format!("/api/v1/benchmarks/s/runs/{run_id}/workers/wk_other/artifacts/{artifact_id}"),
+            format!(
+                "/api/v1/benchmarks/s/runs/run_other/workers/{worker_id}/artifacts/{artifact_id}"
+            ),
+        ] {
+            let status = platform.call(Method::GET, &path, None).await.status;
+            assert_eq!(status, StatusCode::NOT_FOUND, "{path}");
+        }
 
         let unknown = Request::builder()
             .uri("/api/v1/downloads/nope")

@@ -22,7 +22,7 @@ pub struct RunManifest {
     /// The config's display manifest, as declared.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub display: Option<Value>,
-    /// The local run id (sortable start time plus a salt).
+    /// The local run id (a UUIDv7: sortable by start time, 74 random bits).
     pub run_id: String,
     /// ISO start time.
     pub started_at: String,

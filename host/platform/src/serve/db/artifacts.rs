@@ -1,27 +1,49 @@
-//! Artifacts of workers (logs, system metrics): created with a secret token, their body
-//! uploaded to and downloaded from the token's URL.
+//! Artifacts of workers (logs, system metrics), each of one run: created through the API,
+//! their body uploaded and downloaded through signed links (`super::super::tokens`), and
+//! the secret those links are signed with.
 
 use super::{json_column, now, random_hex, random_id, Refusal, Store};
 use crate::api::types::{Acknowledged, Artifact, CreateArtifact, Items};
 use rusqlite::{params, OptionalExtension};
 use serde_json::Value;
 
-/// An artifact and the token of its transfer URLs.
-pub(crate) type WithToken = (Artifact, String);
+/// Bytes of the secret that signs transfer links.
+const SECRET_BYTES: usize = 32;
 
 impl Store {
-    /// `POST .../workers/{w}/artifacts`: a new artifact and the token to upload it with.
+    /// The secret that signs transfer links, made on first use.
+    pub(crate) fn token_secret(&self) -> Result<Vec<u8>, Refusal> {
+        let stored: Option<Vec<u8>> = self
+            .db
+            .query_row(
+                "SELECT value FROM secrets WHERE name = 'artifact-tokens'",
+                [],
+                |row| row.get(0),
+            )
+            .optional()?;
+        if let Some(secret) = stored {
+            return Ok(secret);
+        }
+        let secret = hex::decode(random_hex(SECRET_BYTES)?)
+            .map_err(|error| Refusal::internal(error.to_string()))?;
+        self.db.execute(
+            "INSERT INTO secrets (name, value) VALUES ('artifact-tokens', ?1)",
+            [&secret],
+        )?;
+        Ok(secret)
+    }
+
+    /// `POST .../workers/{w}/artifacts`: a new artifact of the worker's run.
     pub(crate) fn create_artifact(
         &self,
         slug: &str,
         run_id: &str,
         worker_id: &str,
         body: &CreateArtifact,
-    ) -> Result<WithToken, Refusal> {
+    ) -> Result<Artifact, Refusal> {
         self.run(slug, run_id)?;
         self.worker(run_id, worker_id)?;
         let id = random_id("art")?;
-        let token = random_hex(16)?;
         let metadata = body
             .metadata
             .as_ref()
@@ -38,11 +60,11 @@ impl Store {
                 body.name,
                 body.content_type,
                 metadata,
-                token,
+                id,
                 now()
             ],
         )?;
-        Ok((self.artifact(&id)?, token))
+        self.artifact(&id)
     }
 
     fn artifact(&self, id: &str) -> Result<Artifact, Refusal> {
@@ -70,11 +92,20 @@ impl Store {
             .ok_or_else(|| Refusal::not_found("Artifact"))
     }
 
+    /// Whether an artifact exists (an upload link's is checked before its body is read).
+    pub(crate) fn has_artifact(&self, id: &str) -> Result<bool, Refusal> {
+        let found = self
+            .db
+            .query_row("SELECT 1 FROM artifacts WHERE id = ?1", [id], |_| Ok(()))
+            .optional()?;
+        Ok(found.is_some())
+    }
+
     /// `PUT /uploads/{token}`: stores (replaces) an artifact's body.
-    pub(crate) fn upload(&self, token: &str, body: &[u8]) -> Result<Acknowledged, Refusal> {
+    pub(crate) fn upload(&self, id: &str, body: &[u8]) -> Result<Acknowledged, Refusal> {
         let changed = self.db.execute(
-            "UPDATE artifacts SET body = ?1, size_bytes = ?2, uploaded_at = ?3 WHERE token = ?4",
-            params![body, body.len(), now(), token],
+            "UPDATE artifacts SET body = ?1, size_bytes = ?2, uploaded_at = ?3 WHERE id = ?4",
+            params![body, body.len(), now(), id],
         )?;
         if changed == 0 {
             return Err(Refusal::not_found("Upload"));
@@ -83,11 +114,11 @@ impl Store {
     }
 
     /// `GET /downloads/{token}`: an uploaded artifact's content type and body.
-    pub(crate) fn download(&self, token: &str) -> Result<(String, Vec<u8>), Refusal> {
+    pub(crate) fn download(&self, id: &str) -> Result<(String, Vec<u8>), Refusal> {
         self.db
             .query_row(
-                "SELECT content_type, body FROM artifacts WHERE token = ?1 AND body IS NOT NULL",
-                [token],
+                "SELECT content_type, body FROM artifacts WHERE id = ?1 AND body IS NOT NULL",
+                [id],
                 |row| {
                     let content_type: Option<String> = row.get(0)?;
                     let content_type =
@@ -119,24 +150,24 @@ impl Store {
         Ok(Items { items })
     }
 
-    /// `GET .../artifacts/{a}`: an artifact of the run and the token to download it with.
+    /// `GET .../workers/{w}/artifacts/{a}`: an artifact of that worker of the run.
     pub(crate) fn get_artifact(
         &self,
         slug: &str,
         run_id: &str,
+        worker_id: &str,
         artifact_id: &str,
-    ) -> Result<WithToken, Refusal> {
+    ) -> Result<Artifact, Refusal> {
         self.run(slug, run_id)?;
-        let token: String = self
-            .db
+        self.db
             .query_row(
-                "SELECT token FROM artifacts WHERE id = ?1 AND run_id = ?2",
-                [artifact_id, run_id],
-                |row| row.get(0),
+                "SELECT 1 FROM artifacts WHERE id = ?1 AND run_id = ?2 AND worker_id = ?3",
+                [artifact_id, run_id, worker_id],
+                |_| Ok(()),
             )
             .optional()?
             .ok_or_else(|| Refusal::not_found("Artifact"))?;
-        Ok((self.artifact(artifact_id)?, token))
+        self.artifact(artifact_id)
     }
 }
 
@@ -173,23 +204,35 @@ mod tests {
             name: Some("worker.log".into()),
             metadata: json!({"sizeBytes": 5}).as_object().cloned(),
         };
-        let (artifact, token) = store
+        let artifact = store
             .create_artifact("s", &run_id, &worker_id, &body)
             .unwrap();
         assert_eq!(artifact.size_bytes, None);
+        assert!(store.has_artifact(&artifact.id).unwrap());
+        assert!(!store.has_artifact("art_nope").unwrap());
         assert_eq!(
-            store.download(&token).unwrap_err(),
+            store.download(&artifact.id).unwrap_err(),
             Refusal::not_found("Download")
         );
-        store.upload(&token, b"hello").unwrap();
+        store.upload(&artifact.id, b"hello").unwrap();
         assert_eq!(
-            store.download(&token).unwrap(),
+            store.download(&artifact.id).unwrap(),
             ("text/plain".to_owned(), b"hello".to_vec())
         );
-        let (stored, same_token) = store.get_artifact("s", &run_id, &artifact.id).unwrap();
-        assert_eq!(same_token, token);
+        let stored = store
+            .get_artifact("s", &run_id, &worker_id, &artifact.id)
+            .unwrap();
         assert_eq!(stored.size_bytes, Some(5));
         assert_eq!(stored.metadata, json!({"sizeBytes": 5}));
+        assert_eq!(
+            store
+                .get_artifact("s", &run_id, "wk_other", &artifact.id)
+                .unwrap_err(),
+            Refusal::not_found("Artifact")
+        );
+        let secret = store.token_secret().unwrap();
+        assert_eq!(secret.len(), 32);
+        assert_eq!(store.token_secret().unwrap(), secret);
         let listed = store
             .list_artifacts("s", &run_id, Some("wk_other"))
             .unwrap();

@@ -1,5 +1,5 @@
-//! API keys, of which only a hash is stored, and idempotency keys, under which the first
-//! answer to a create is remembered.
+//! API keys, of which only a hash is stored, each of one organisation and maybe read-only,
+//! and idempotency keys, under which the first answer to a create is remembered.
 
 use super::{now, random_hex, typed_column, Refusal, Store};
 use crate::api::types::{Me, Organization, User};
@@ -8,8 +8,11 @@ use serde::de::DeserializeOwned;
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 
-/// The organization every API key of a self-hosted platform belongs to.
+/// The organization of keys made without `--org`.
 pub(crate) const ORG_SLUG: &str = "local";
+
+/// Longest organization slug.
+const MAX_ORG_SLUG: usize = 64;
 
 /// Characters of a key kept in clear to name it (`bp_` and 6 hex digits).
 const PREFIX_LEN: usize = 9;
@@ -19,15 +22,19 @@ const PREFIX_LEN: usize = 9;
 pub(crate) struct Caller {
     /// The start of the key, which names it.
     pub(crate) key_prefix: String,
+    /// The organization it acts in.
+    pub(crate) org: String,
+    /// It may only read.
+    pub(crate) read_only: bool,
 }
 
 impl Caller {
     /// `GET /me`.
     pub(crate) fn me(&self) -> Me {
         let org = Organization {
-            id: "org_local".into(),
-            slug: ORG_SLUG.into(),
-            name: "Local".into(),
+            id: format!("org_{}", self.org),
+            slug: self.org.clone(),
+            name: self.org.clone(),
         };
         Me {
             user: User {
@@ -45,27 +52,43 @@ fn hash_key(key: &str) -> String {
 }
 
 impl Store {
-    /// Creates an API key and returns it (only its hash is stored).
-    pub(crate) fn create_key(&self) -> Result<String, Refusal> {
+    /// Creates an API key of organization `org` and returns it (only its hash is stored).
+    pub(crate) fn create_key(&self, org: &str, read_only: bool) -> Result<String, Refusal> {
+        let slug_ok = !org.is_empty()
+            && org.len() <= MAX_ORG_SLUG
+            && org
+                .bytes()
+                .all(|byte| byte.is_ascii_lowercase() || byte.is_ascii_digit() || byte == b'-');
+        if !slug_ok {
+            return Err(Refusal::bad_request(format!(
+                "an organization slug is 1 to {MAX_ORG_SLUG} of a-z, 0-9 and - (got {org:?})"
+            )));
+        }
         let key = format!("bp_{}", random_hex(24)?);
         self.db.execute(
-            "INSERT INTO api_keys (hash, prefix, created_at) VALUES (?1, ?2, ?3)",
-            params![hash_key(&key), &key[..PREFIX_LEN], now()],
+            "INSERT INTO api_keys (hash, prefix, created_at, org, read_only) VALUES (?1, ?2, ?3, ?4, ?5)",
+            params![hash_key(&key), &key[..PREFIX_LEN], now(), org, read_only],
         )?;
         Ok(key)
     }
 
     /// The caller holding `key`, when it is a valid API key.
     pub(crate) fn caller(&self, key: &str) -> Result<Option<Caller>, Refusal> {
-        let prefix = self
+        let caller = self
             .db
             .query_row(
-                "SELECT prefix FROM api_keys WHERE hash = ?1",
+                "SELECT prefix, org, read_only FROM api_keys WHERE hash = ?1",
                 [hash_key(key)],
-                |row| row.get(0),
+                |row| {
+                    Ok(Caller {
+                        key_prefix: row.get(0)?,
+                        org: row.get(1)?,
+                        read_only: row.get(2)?,
+                    })
+                },
             )
             .optional()?;
-        Ok(prefix.map(|key_prefix| Caller { key_prefix }))
+        Ok(caller)
     }
 
     /// The answer remembered under an idempotency key.
@@ -100,12 +123,20 @@ mod tests {
     #[test]
     fn keys_are_checked_by_hash() {
         let (_dir, store) = store();
-        let key = store.create_key().unwrap();
+        let key = store.create_key("local", false).unwrap();
         assert!(key.starts_with("bp_"));
         assert_eq!(key.len(), 3 + 48);
         let caller = store.caller(&key).unwrap().unwrap();
         assert_eq!(caller.key_prefix, key[..9]);
+        assert_eq!((caller.org.as_str(), caller.read_only), ("local", false));
         assert_eq!(store.caller("bp_nope").unwrap(), None);
-        assert_ne!(store.create_key().unwrap(), key);
+        assert_ne!(store.create_key("local", false).unwrap(), key);
+        let reader = store.create_key("acme", true).unwrap();
+        let caller = store.caller(&reader).unwrap().unwrap();
+        assert_eq!((caller.org.as_str(), caller.read_only), ("acme", true));
+        assert_eq!(
+            store.create_key("Acme Corp", false).unwrap_err().message,
+            "an organization slug is 1 to 64 of a-z, 0-9 and - (got \"Acme Corp\")"
+        );
     }
 }

@@ -2,7 +2,9 @@
 //! runs, participants, workers, task-result batches, artifacts and run summaries. Each
 //! operation is a method of [`Store`] that returns the API's answer (or a [`Refusal`]);
 //! [`Database`] runs them on blocking threads, one transaction per request, never on the
-//! async workers.
+//! async workers: writes one at a time on one connection, reads in parallel on a small pool
+//! of read-only connections (the WAL journal lets them read a snapshot while a write goes
+//! on).
 
 mod artifacts;
 mod keys;
@@ -12,6 +14,7 @@ mod schema;
 mod workers;
 
 pub(crate) use keys::Caller;
+use keys::ORG_SLUG;
 
 use super::refusal::Refusal;
 use crate::api::types::Page;
@@ -19,24 +22,72 @@ use bench_runtime::js;
 use rusqlite::Connection;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::SystemTime;
+use tokio::sync::Semaphore;
+
+/// Read-only connections that may read at once.
+const READERS: usize = 4;
 
 /// Items of a list when the query names no `limit`.
 const DEFAULT_LIMIT: u32 = 50;
 
+/// Most tasks one participant of a run may plan.
+pub(crate) const MAX_TASKS: u64 = 10_000_000;
+
+/// Most workers one participant's tasks may be split over.
+pub(crate) const MAX_WORKERS: u64 = 1_000;
+
+/// Most participants one run may have.
+pub(crate) const MAX_PARTICIPANTS: usize = 1_000;
+
+/// Refuses (400) a number over its bound: `<field> must be at most <max> (got <value>)`.
+fn at_most(field: &str, value: Option<u64>, max: u64) -> Result<(), Refusal> {
+    match value {
+        Some(value) if value > max => Err(Refusal::bad_request(format!(
+            "{field} must be at most {max} (got {value})"
+        ))),
+        _ => Ok(()),
+    }
+}
+
 /// One connection to the database of a self-hosted platform.
 pub(crate) struct Store {
     db: Connection,
+    path: PathBuf,
+    /// The organization the current job acts in.
+    org: std::cell::RefCell<String>,
 }
 
 impl Store {
     /// Opens (creating if needed) the database file.
     pub(crate) fn open(path: &Path) -> rusqlite::Result<Self> {
-        let db = Connection::open(path)?;
-        schema::apply(&db)?;
-        Ok(Self { db })
+        let mut db = Connection::open(path)?;
+        schema::apply(&mut db)?;
+        Ok(Self {
+            db,
+            path: path.to_owned(),
+            org: std::cell::RefCell::new(ORG_SLUG.to_owned()),
+        })
+    }
+
+    /// The organization the current job acts in.
+    fn org(&self) -> String {
+        self.org.borrow().clone()
+    }
+
+    /// Another connection to the same file, which can only read.
+    fn reader(&self) -> rusqlite::Result<Self> {
+        let flags =
+            rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY | rusqlite::OpenFlags::SQLITE_OPEN_NO_MUTEX;
+        let db = Connection::open_with_flags(&self.path, flags)?;
+        db.busy_timeout(std::time::Duration::from_secs(5))?;
+        Ok(Self {
+            db,
+            path: self.path.clone(),
+            org: std::cell::RefCell::new(ORG_SLUG.to_owned()),
+        })
     }
 
     /// Every row of a query, mapped.
@@ -54,18 +105,77 @@ impl Store {
     }
 }
 
-/// The store, shared by the request handlers.
+/// The store, shared by the request handlers: the writer and the idle readers.
 #[derive(Clone)]
 pub(crate) struct Database {
     store: Arc<Mutex<Store>>,
+    readers: Arc<Mutex<Vec<Store>>>,
+    reading: Arc<Semaphore>,
+    /// The organization its jobs act in.
+    org: Arc<str>,
 }
 
 impl Database {
-    /// Serves requests from `store`.
+    /// Serves requests from `store` (writes) and up to [`READERS`] connections to its file
+    /// (reads), opened when first needed.
     pub(crate) fn new(store: Store) -> Self {
         Self {
             store: Arc::new(Mutex::new(store)),
+            readers: Arc::new(Mutex::new(Vec::new())),
+            reading: Arc::new(Semaphore::new(READERS)),
+            org: Arc::from(ORG_SLUG),
         }
+    }
+
+    /// The same database, its jobs acting in organization `org`: they see and make only
+    /// its benchmarks (and their runs).
+    pub(crate) fn scoped(&self, org: &str) -> Self {
+        Self {
+            org: Arc::from(org),
+            ..self.clone()
+        }
+    }
+
+    /// Runs a `job` that only reads on a blocking thread, on a read-only connection, in
+    /// one transaction (a consistent snapshot); it waits for no write.
+    pub(crate) async fn read<T, F>(&self, job: F) -> Result<T, Refusal>
+    where
+        T: Send + 'static,
+        F: FnOnce(&Store) -> Result<T, Refusal> + Send + 'static,
+    {
+        let _slot = self
+            .reading
+            .acquire()
+            .await
+            .map_err(|_| Refusal::internal("The database is closed."))?;
+        let (store, readers) = (Arc::clone(&self.store), Arc::clone(&self.readers));
+        let org = Arc::clone(&self.org);
+        tokio::task::spawn_blocking(move || {
+            let idle = readers
+                .lock()
+                .map_err(|_| Refusal::internal("The database lock is poisoned."))?
+                .pop();
+            let reader = match idle {
+                Some(reader) => reader,
+                None => store
+                    .lock()
+                    .map_err(|_| Refusal::internal("The database lock is poisoned."))?
+                    .reader()?,
+            };
+            reader.org.replace(org.to_string());
+            let answer = {
+                let transaction = reader.db.unchecked_transaction()?;
+                let answer = job(&reader);
+                transaction.rollback()?;
+                answer
+            };
+            if let Ok(mut idle) = readers.lock() {
+                idle.push(reader);
+            }
+            answer
+        })
+        .await
+        .map_err(|error| Refusal::internal(format!("The database task failed: {error}")))?
     }
 
     /// Runs `job` on a blocking thread, in one transaction: committed when it succeeds,
@@ -76,10 +186,12 @@ impl Database {
         F: FnOnce(&Store) -> Result<T, Refusal> + Send + 'static,
     {
         let store = Arc::clone(&self.store);
+        let org = Arc::clone(&self.org);
         tokio::task::spawn_blocking(move || {
             let store = store
                 .lock()
                 .map_err(|_| Refusal::internal("The database lock is poisoned."))?;
+            store.org.replace(org.to_string());
             let transaction = store.db.unchecked_transaction()?;
             let answer = job(&store)?;
             transaction.commit()?;
@@ -183,6 +295,57 @@ mod tests {
             .await
             .unwrap();
         assert_eq!(count, 0);
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_long_read_does_not_hold_up_a_write() {
+        let (_dir, store) = store();
+        let database = Database::new(store);
+        let (written, wait) = std::sync::mpsc::channel::<()>();
+        let reader = database.clone();
+        let reading = tokio::spawn(async move {
+            reader
+                .read(move |store| {
+                    let before: i64 =
+                        store
+                            .db
+                            .query_row("SELECT COUNT(*) FROM summaries", [], |row| row.get(0))?;
+                    wait.recv_timeout(std::time::Duration::from_secs(10))
+                        .map_err(|_| Refusal::internal("the write never came"))?;
+                    let after: i64 =
+                        store
+                            .db
+                            .query_row("SELECT COUNT(*) FROM summaries", [], |row| row.get(0))?;
+                    Ok((before, after))
+                })
+                .await
+        });
+        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+        let write = database.run(|store| {
+            store.db.execute(
+                "INSERT INTO summaries (run_id, body, submitted_at) VALUES ('r', '{}', 'now')",
+                [],
+            )?;
+            Ok(())
+        });
+        tokio::time::timeout(std::time::Duration::from_secs(5), write)
+            .await
+            .expect("the write went on while the read was open")
+            .unwrap();
+        written.send(()).unwrap();
+        // The read saw one snapshot: the write is not in it.
+        assert_eq!(reading.await.unwrap().unwrap(), (0, 0));
+        let count = database
+            .read(|store| {
+                Ok(store
+                    .db
+                    .query_row("SELECT COUNT(*) FROM summaries", [], |row| {
+                        row.get::<_, i64>(0)
+                    })?)
+            })
+            .await
+            .unwrap();
+        assert_eq!(count, 1);
     }
 
     #[tokio::test]

@@ -3,10 +3,16 @@
 
 use super::{bounds, json_column, now, random_id, typed_column, Refusal, Store};
 use crate::api::types::{
-    Acknowledged, BenchmarkResult, Items, Page, RunResults, RunSummary, TaskCounts, TaskResults,
-    TaskResultsAnswer, MAX_BATCH_RECORDS,
+    Acknowledged, BenchmarkResult, CursorPage, Items, Page, RunResults, RunSummary, TaskCounts,
+    TaskResults, TaskResultsAnswer, MAX_BATCH_RECORDS,
 };
 use rusqlite::{params, OptionalExtension};
+
+/// Task records per page when the query names no `limit`.
+const DEFAULT_RECORDS_PAGE: u32 = 1_000;
+
+/// Most task records per page.
+const MAX_RECORDS_PAGE: u32 = 5_000;
 use serde_json::{Map, Value};
 
 impl Store {
@@ -72,6 +78,10 @@ impl Store {
                 record.to_string()
             ])?;
         }
+        self.db.execute(
+            "UPDATE workers SET recorded = recorded + ?1 WHERE id = ?2",
+            params![body.records.len(), worker_id],
+        )?;
         Ok(TaskResultsAnswer {
             accepted: body.records.len(),
             event_batch_id: id,
@@ -80,31 +90,62 @@ impl Store {
         })
     }
 
-    /// `GET .../runs/{runId}/iterations?type=tasks[&participant=p]`: the stored task
-    /// records, each with its participant first, per participant in arrival order.
+    /// `GET .../runs/{runId}/iterations?type=tasks[&participant=p]`: a page of the stored
+    /// task records, each with its participant first, per participant in arrival order,
+    /// from `cursor` (`<position>.<seq>` of the last record before), at most `limit`.
     pub(crate) fn task_records(
         &self,
         slug: &str,
         run_id: &str,
         participant: Option<&str>,
-    ) -> Result<Items<Value>, Refusal> {
+        cursor: Option<&str>,
+        limit: Option<u32>,
+    ) -> Result<CursorPage<Value>, Refusal> {
+        let limit = limit.unwrap_or(DEFAULT_RECORDS_PAGE);
+        if !(1..=MAX_RECORDS_PAGE).contains(&limit) {
+            return Err(Refusal::bad_request(format!(
+                "limit must be between 1 and {MAX_RECORDS_PAGE} (got {limit})"
+            )));
+        }
+        let (after_position, after_seq) = match cursor {
+            None => (-1, -1),
+            Some(cursor) => cursor
+                .split_once('.')
+                .and_then(|(position, seq)| Some((position.parse().ok()?, seq.parse().ok()?)))
+                .ok_or_else(|| {
+                    Refusal::bad_request(format!("cursor is not one of ours: {cursor:?}"))
+                })?,
+        };
         self.run(slug, run_id)?;
-        let items = self.rows(
-            "SELECT t.participant, t.record FROM task_results t
+        let mut rows: Vec<(i64, i64, Value)> = self.rows(
+            "SELECT COALESCE(p.position, -1), t.seq, t.participant, t.record FROM task_results t
              LEFT JOIN participants p ON p.run_id = t.run_id AND p.name = t.participant
              WHERE t.run_id = ?1 AND (?2 IS NULL OR t.participant = ?2)
-             ORDER BY p.position, t.seq",
-            params![run_id, participant],
+               AND (COALESCE(p.position, -1), t.seq) > (?3, ?4)
+             ORDER BY COALESCE(p.position, -1), t.seq
+             LIMIT ?5",
+            params![run_id, participant, after_position, after_seq, limit + 1],
             |row| {
                 let mut item = Map::new();
-                item.insert("participant".into(), Value::String(row.get(0)?));
-                if let Value::Object(fields) = json_column(row.get(1)?) {
+                item.insert("participant".into(), Value::String(row.get(2)?));
+                if let Value::Object(fields) = json_column(row.get(3)?) {
                     item.extend(fields);
                 }
-                Ok(Value::Object(item))
+                Ok((row.get(0)?, row.get(1)?, Value::Object(item)))
             },
         )?;
-        Ok(Items { items })
+        let more = rows.len() > limit as usize;
+        rows.truncate(limit as usize);
+        let next_cursor = more
+            .then(|| {
+                rows.last()
+                    .map(|(position, seq, _)| format!("{position}.{seq}"))
+            })
+            .flatten();
+        Ok(CursorPage {
+            items: rows.into_iter().map(|(_, _, item)| item).collect(),
+            next_cursor,
+        })
     }
 
     /// `POST .../runs/{runId}/summary`: stores (replaces) the run summary.
@@ -226,6 +267,50 @@ mod tests {
     }
 
     #[test]
+    fn task_records_are_read_page_by_page_from_a_cursor() {
+        let (_dir, store) = store();
+        let (run_id, worker_id, attempt_id) = claimed(&store);
+        let batch = TaskResults {
+            kind: EventKind::TaskResults,
+            attempt_id,
+            sequence_number: 0,
+            is_final: true,
+            records: (0..5).map(|index| json!({"taskIndex": index})).collect(),
+        };
+        store
+            .task_results("s", &run_id, &worker_id, &batch)
+            .unwrap();
+        let mut cursor = None;
+        let mut seen = Vec::new();
+        let mut pages = 0;
+        loop {
+            let page = store
+                .task_records("s", &run_id, None, cursor.as_deref(), Some(2))
+                .unwrap();
+            pages += 1;
+            seen.extend(page.items.iter().map(|item| item["taskIndex"].clone()));
+            match page.next_cursor {
+                Some(next) => cursor = Some(next),
+                None => break,
+            }
+        }
+        assert_eq!(pages, 3);
+        assert_eq!(seen, (0..5).map(|index| json!(index)).collect::<Vec<_>>());
+        assert_eq!(
+            store
+                .task_records("s", &run_id, None, Some("x"), None)
+                .unwrap_err(),
+            Refusal::bad_request("cursor is not one of ours: \"x\"")
+        );
+        assert_eq!(
+            store
+                .task_records("s", &run_id, None, None, Some(5001))
+                .unwrap_err(),
+            Refusal::bad_request("limit must be between 1 and 5000 (got 5001)")
+        );
+    }
+
+    #[test]
     fn a_batch_is_stored_once_and_read_back_with_its_participant() {
         let (_dir, store) = store();
         let (run_id, worker_id, attempt_id) = claimed(&store);
@@ -245,7 +330,7 @@ mod tests {
             .unwrap();
         assert_eq!((repeat.accepted, repeat.duplicate), (0, true));
         assert_eq!(repeat.event_batch_id, first.event_batch_id);
-        let records = store.task_records("s", &run_id, None).unwrap();
+        let records = store.task_records("s", &run_id, None, None, None).unwrap();
         assert_eq!(
             serde_json::to_string(&records.items).unwrap(),
             r#"[{"participant":"e2b","taskIndex":0,"status":"success"}]"#

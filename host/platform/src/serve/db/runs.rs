@@ -1,10 +1,12 @@
 //! Benchmarks, their runs and the runs' participants.
 
-use super::keys::ORG_SLUG;
-use super::{bounds, json_column, now, random_id, Refusal, Store};
+use super::{
+    at_most, bounds, json_column, now, random_id, Refusal, Store, MAX_PARTICIPANTS, MAX_TASKS,
+    MAX_WORKERS,
+};
 use crate::api::types::{
     Benchmark, BenchmarkAnswer, CreateRun, CreateRunAnswer, Items, Page, Participant,
-    ParticipantAnswer, Run, RunAnswer, RunStatus, UpsertBenchmark, UpsertParticipant, WorkerStatus,
+    ParticipantAnswer, Run, RunAnswer, RunStatus, UpsertBenchmark, UpsertParticipant,
 };
 use rusqlite::{params, OptionalExtension, Row};
 
@@ -28,11 +30,51 @@ fn participant_row(row: &Row<'_>) -> rusqlite::Result<Participant> {
     })
 }
 
+/// A run's workers and tasks, counted.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+struct RunTally {
+    workers: u64,
+    pending: u64,
+    running: u64,
+    failed: u64,
+    /// Workers that failed as `Interrupted`.
+    interrupted: u64,
+    /// Participants without a planned worker.
+    unplanned: u64,
+    planned: u64,
+    recorded: u64,
+}
+
+impl RunTally {
+    /// `pending` until a worker is claimed, `running` while a worker (or a participant's
+    /// plan) is outstanding; then `completed` when every planned task is recorded and every
+    /// worker completed, `failed` when all are recorded and a worker failed, `interrupted`
+    /// or `partial` when tasks are missing.
+    fn status(&self) -> RunStatus {
+        if self.pending == self.workers {
+            RunStatus::Pending
+        } else if self.pending + self.running + self.unplanned > 0 {
+            RunStatus::Running
+        } else if self.recorded < self.planned {
+            if self.interrupted > 0 {
+                RunStatus::Interrupted
+            } else {
+                RunStatus::Partial
+            }
+        } else if self.failed > 0 {
+            RunStatus::Failed
+        } else {
+            RunStatus::Completed
+        }
+    }
+}
+
 impl Store {
     fn benchmark(&self, slug: &str) -> Result<Benchmark, Refusal> {
-        let sql = format!("SELECT {BENCHMARK_COLUMNS} FROM benchmarks WHERE slug = ?1");
+        let sql =
+            format!("SELECT {BENCHMARK_COLUMNS} FROM benchmarks WHERE slug = ?1 AND org = ?2");
         self.db
-            .query_row(&sql, [slug], benchmark_row)
+            .query_row(&sql, [slug, &self.org()], benchmark_row)
             .optional()?
             .ok_or_else(|| Refusal::not_found("Benchmark"))
     }
@@ -48,8 +90,8 @@ impl Store {
     pub(crate) fn list_benchmarks(&self, page: Page) -> Result<Items<Benchmark>, Refusal> {
         let (limit, offset) = bounds(page);
         let sql =
-            format!("SELECT {BENCHMARK_COLUMNS} FROM benchmarks ORDER BY slug LIMIT ?1 OFFSET ?2");
-        let items = self.rows(&sql, params![limit, offset], benchmark_row)?;
+            format!("SELECT {BENCHMARK_COLUMNS} FROM benchmarks WHERE org = ?3 ORDER BY slug LIMIT ?1 OFFSET ?2");
+        let items = self.rows(&sql, params![limit, offset, self.org()], benchmark_row)?;
         Ok(Items { items })
     }
 
@@ -69,16 +111,23 @@ impl Store {
             .map(serde_json::to_string)
             .transpose()
             .map_err(|error| Refusal::bad_request(format!("config: {error}")))?;
-        self.db.execute(
-            "INSERT INTO benchmarks (slug, name, config, created_at, updated_at) VALUES (?1, ?2, ?3, ?4, ?4)
-             ON CONFLICT (slug) DO UPDATE SET name = ?2, config = COALESCE(?3, config), updated_at = ?4",
-            params![slug, body.name, config, now()],
+        let changed = self.db.execute(
+            "INSERT INTO benchmarks (slug, name, config, created_at, updated_at, org) VALUES (?1, ?2, ?3, ?4, ?4, ?5)
+             ON CONFLICT (slug) DO UPDATE SET name = ?2, config = COALESCE(?3, config), updated_at = ?4
+             WHERE org = ?5",
+            params![slug, body.name, config, now(), self.org()],
         )?;
+        if changed == 0 {
+            return Err(Refusal::conflict(format!(
+                "The benchmark slug {slug:?} is taken by another organization."
+            )));
+        }
         self.get_benchmark(slug)
     }
 
     /// A run of a benchmark, with its status.
     pub(super) fn run(&self, slug: &str, run_id: &str) -> Result<Run, Refusal> {
+        self.benchmark(slug)?;
         let mut run = self
             .db
             .query_row(
@@ -96,34 +145,48 @@ impl Store {
                         config: json_column(row.get(5)?),
                         created_at: row.get(6)?,
                         status: RunStatus::Pending,
+                        planned_tasks: 0,
+                        recorded_tasks: 0,
                     })
                 },
             )
             .optional()?
             .ok_or_else(|| Refusal::not_found("Run"))?;
-        run.status = self.run_status(run_id)?;
+        let tally = self.run_tally(run_id)?;
+        run.status = tally.status();
+        run.planned_tasks = tally.planned;
+        run.recorded_tasks = tally.recorded;
         Ok(run)
     }
 
-    /// `pending` (no worker claimed), `running`, `completed` or `failed`, from the workers.
-    fn run_status(&self, run_id: &str) -> Result<RunStatus, Refusal> {
-        let statuses: Vec<WorkerStatus> = self.rows(
-            "SELECT status FROM workers WHERE run_id = ?1",
+    /// The counts a run's status is derived from.
+    fn run_tally(&self, run_id: &str) -> Result<RunTally, Refusal> {
+        let mut tally = self.db.query_row(
+            "SELECT COUNT(*), COALESCE(SUM(status = 'pending'), 0), COALESCE(SUM(status = 'running'), 0),
+               COALESCE(SUM(status = 'failed'), 0), COALESCE(SUM(error_code = 'Interrupted'), 0),
+               COALESCE(SUM(recorded), 0)
+             FROM workers WHERE run_id = ?1",
             [run_id],
-            |row| row.get(0),
+            |row| {
+                Ok(RunTally {
+                    workers: row.get(0)?,
+                    pending: row.get(1)?,
+                    running: row.get(2)?,
+                    failed: row.get(3)?,
+                    interrupted: row.get(4)?,
+                    recorded: row.get(5)?,
+                    ..RunTally::default()
+                })
+            },
         )?;
-        let all = |wanted: WorkerStatus| statuses.iter().all(|status| *status == wanted);
-        let unfinished =
-            |status: &WorkerStatus| matches!(status, WorkerStatus::Pending | WorkerStatus::Running);
-        Ok(if all(WorkerStatus::Pending) {
-            RunStatus::Pending
-        } else if statuses.iter().any(unfinished) {
-            RunStatus::Running
-        } else if all(WorkerStatus::Completed) {
-            RunStatus::Completed
-        } else {
-            RunStatus::Failed
-        })
+        (tally.planned, tally.unplanned) = self.db.query_row(
+            "SELECT COALESCE(SUM(total_tasks), 0), COALESCE(SUM(NOT EXISTS
+               (SELECT 1 FROM workers w WHERE w.run_id = p.run_id AND w.participant = p.name)), 0)
+             FROM participants p WHERE run_id = ?1",
+            [run_id],
+            |row| Ok((row.get(0)?, row.get(1)?)),
+        )?;
+        Ok(tally)
     }
 
     /// `GET /benchmarks/{slug}/runs/{runId}`.
@@ -135,6 +198,7 @@ impl Store {
 
     /// `GET /benchmarks/{slug}/runs`, newest first.
     pub(crate) fn list_runs(&self, slug: &str, page: Page) -> Result<Items<Run>, Refusal> {
+        self.benchmark(slug)?;
         let (limit, offset) = bounds(page);
         let ids: Vec<String> = self.rows(
             "SELECT id FROM runs WHERE benchmark_slug = ?1 ORDER BY created_at DESC, rowid DESC
@@ -156,6 +220,14 @@ impl Store {
         slug: &str,
         body: &CreateRun,
     ) -> Result<CreateRunAnswer, Refusal> {
+        at_most("totalTasks", body.total_tasks, MAX_TASKS)?;
+        at_most("workerCount", body.worker_count, MAX_WORKERS)?;
+        let participants = body.participants.as_ref().map_or(0, Vec::len);
+        at_most(
+            "participants",
+            Some(participants as u64),
+            MAX_PARTICIPANTS as u64,
+        )?;
         let benchmark = self.benchmark(slug)?;
         let existing: Option<String> = match &body.run_key {
             Some(key) => self
@@ -202,7 +274,7 @@ impl Store {
         Ok(CreateRunAnswer {
             run: self.run(slug, &run_id)?,
             participants: self.participants(&run_id)?,
-            organization_slug: Some(ORG_SLUG.into()),
+            organization_slug: Some(self.org()),
         })
     }
 
@@ -257,6 +329,7 @@ impl Store {
         name: &str,
         body: &UpsertParticipant,
     ) -> Result<ParticipantAnswer, Refusal> {
+        at_most("totalTasks", Some(body.total_tasks), MAX_TASKS)?;
         self.run(slug, run_id)?;
         self.put_participant(run_id, name, body.total_tasks)?;
         Ok(ParticipantAnswer {
@@ -309,6 +382,31 @@ mod tests {
         let listed = store.list_runs("s", Page::default()).unwrap();
         assert_eq!(listed.items.len(), 2);
         assert_eq!(listed.items[0].id, own.run.id, "newest first");
+    }
+
+    #[test]
+    fn a_run_is_complete_only_when_every_planned_task_is_recorded() {
+        let tally = |pending, running, failed, interrupted, unplanned, recorded| RunTally {
+            workers: 2,
+            pending,
+            running,
+            failed,
+            interrupted,
+            unplanned,
+            planned: 10,
+            recorded,
+        };
+        assert_eq!(tally(2, 0, 0, 0, 0, 0).status(), RunStatus::Pending);
+        assert_eq!(tally(1, 1, 0, 0, 0, 3).status(), RunStatus::Running);
+        assert_eq!(
+            tally(0, 0, 0, 0, 1, 5).status(),
+            RunStatus::Running,
+            "a participant without a worker yet"
+        );
+        assert_eq!(tally(0, 0, 0, 0, 0, 10).status(), RunStatus::Completed);
+        assert_eq!(tally(0, 0, 1, 0, 0, 10).status(), RunStatus::Failed);
+        assert_eq!(tally(0, 0, 1, 0, 0, 9).status(), RunStatus::Partial);
+        assert_eq!(tally(0, 0, 2, 1, 0, 4).status(), RunStatus::Interrupted);
     }
 
     #[test]

@@ -1,9 +1,13 @@
-//! The database's tables. [`apply`] creates those that are missing, so a new file and an
-//! existing one open the same way.
+//! The database's tables, built by a list of migrations: [`apply`] runs those a file has
+//! not had yet (counted in `PRAGMA user_version`), each in one transaction, so a new file
+//! and an old one end up the same.
 
 use rusqlite::Connection;
 
-const TABLES: &str = "
+/// The migrations, oldest first; a file that had the first `n` has `user_version = n`.
+const MIGRATIONS: &[&str] = &[
+    // 1: the first schema.
+    "
 CREATE TABLE IF NOT EXISTS api_keys (hash TEXT PRIMARY KEY, prefix TEXT NOT NULL, created_at TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS benchmarks (slug TEXT PRIMARY KEY, name TEXT NOT NULL, config TEXT,
   created_at TEXT NOT NULL, updated_at TEXT NOT NULL);
@@ -27,10 +31,76 @@ CREATE TABLE IF NOT EXISTS artifacts (id TEXT PRIMARY KEY, run_id TEXT NOT NULL,
   token TEXT NOT NULL UNIQUE, body BLOB, size_bytes INTEGER, created_at TEXT NOT NULL, uploaded_at TEXT);
 CREATE TABLE IF NOT EXISTS summaries (run_id TEXT PRIMARY KEY, body TEXT NOT NULL, submitted_at TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS idempotency (key TEXT PRIMARY KEY, status INTEGER NOT NULL, body TEXT NOT NULL);
-";
+",
+    // 2: how many task records each worker delivered (a run's status compares them with
+    // its plan), and the indexes a run's reads need.
+    "
+ALTER TABLE workers ADD COLUMN recorded INTEGER NOT NULL DEFAULT 0;
+UPDATE workers SET recorded = (SELECT COUNT(*) FROM task_results t WHERE t.worker_id = workers.id);
+CREATE INDEX IF NOT EXISTS workers_by_run ON workers (run_id, participant, range_start);
+CREATE INDEX IF NOT EXISTS task_results_by_run ON task_results (run_id, seq);
+CREATE INDEX IF NOT EXISTS artifacts_by_run ON artifacts (run_id, worker_id);
+",
+    // 3: the server's secrets (the key that signs artifact transfer tokens); an artifact's
+    // `token` column holds its id since tokens are signed rather than stored.
+    "
+CREATE TABLE IF NOT EXISTS secrets (name TEXT PRIMARY KEY, value BLOB NOT NULL);
+UPDATE artifacts SET token = id;
+",
+    // 4: organisations: each API key belongs to one (and may only read), each benchmark
+    // too; what was there belongs to `local`.
+    "
+ALTER TABLE api_keys ADD COLUMN org TEXT NOT NULL DEFAULT 'local';
+ALTER TABLE api_keys ADD COLUMN read_only INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE benchmarks ADD COLUMN org TEXT NOT NULL DEFAULT 'local';
+",
+];
 
-/// Sets the journal mode and creates the missing tables.
-pub(super) fn apply(db: &Connection) -> rusqlite::Result<()> {
+/// Sets the journal mode and runs the migrations the file has not had.
+pub(super) fn apply(db: &mut Connection) -> rusqlite::Result<()> {
     db.execute_batch("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;")?;
-    db.execute_batch(TABLES)
+    let done: usize = db.query_row("PRAGMA user_version", [], |row| row.get(0))?;
+    for (index, migration) in MIGRATIONS.iter().enumerate().skip(done) {
+        let transaction = db.transaction()?;
+        transaction.execute_batch(migration)?;
+        transaction.pragma_update(None, "user_version", index + 1)?;
+        transaction.commit()?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_file_of_the_first_schema_is_migrated_with_its_rows() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("old.db");
+        let old = Connection::open(&path).unwrap();
+        old.execute_batch(MIGRATIONS[0]).unwrap();
+        old.execute_batch(
+            "INSERT INTO workers (id, run_id, participant, range_start, range_count, status, created_at, updated_at)
+               VALUES ('wk_1', 'run_1', 'a', 0, 2, 'completed', 't', 't');
+             INSERT INTO task_results (run_id, participant, worker_id, batch_id, record)
+               VALUES ('run_1', 'a', 'wk_1', 'evb_1', '{}'), ('run_1', 'a', 'wk_1', 'evb_1', '{}');",
+        )
+        .unwrap();
+        drop(old);
+        let mut db = Connection::open(&path).unwrap();
+        apply(&mut db).unwrap();
+        apply(&mut db).unwrap();
+        let version: usize = db
+            .query_row("PRAGMA user_version", [], |row| row.get(0))
+            .unwrap();
+        assert_eq!(version, MIGRATIONS.len());
+        let recorded: i64 = db
+            .query_row(
+                "SELECT recorded FROM workers WHERE id = 'wk_1'",
+                [],
+                |row| row.get(0),
+            )
+            .unwrap();
+        assert_eq!(recorded, 2);
+    }
 }

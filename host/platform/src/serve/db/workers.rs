@@ -1,7 +1,7 @@
 //! Workers: each a range of one participant's tasks, planned once, claimed by one attempt
 //! at a time, kept alive by heartbeats and ended by `complete`, `fail` or `release`.
 
-use super::{now, random_id, typed_column, Refusal, Store};
+use super::{at_most, now, random_id, typed_column, Refusal, Store, MAX_TASKS, MAX_WORKERS};
 use crate::api::types::{
     Attempt, ClaimAnswer, ClaimWorker, FinishWorker, FinishWorkerAnswer, Heartbeat, Items,
     PlanWorkers, TaskRange, Worker, WorkerAnswer, WorkerAssignment, WorkerOutcome, WorkerStatus,
@@ -126,6 +126,8 @@ impl Store {
         participant: &str,
         body: &PlanWorkers,
     ) -> Result<Items<Worker>, Refusal> {
+        at_most("workerCount", body.worker_count, MAX_WORKERS)?;
+        at_most("targetConcurrency", body.target_concurrency, MAX_TASKS)?;
         self.run(slug, run_id)?;
         let total = self.participant(run_id, participant)?.total_tasks;
         if self.workers(run_id, participant)?.is_empty() {
@@ -372,9 +374,11 @@ mod tests {
         store
             .finish_worker("s", &run_id, &worker_id, WorkerOutcome::Complete, &finish)
             .unwrap();
+        let run = store.get_run("s", &run_id).unwrap().run;
         assert_eq!(
-            store.get_run("s", &run_id).unwrap().run.status,
-            RunStatus::Completed
+            (run.status, run.recorded_tasks, run.planned_tasks),
+            (RunStatus::Partial, 0, 2),
+            "completed without its tasks"
         );
     }
 }
