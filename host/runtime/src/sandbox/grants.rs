@@ -93,10 +93,7 @@ impl RunGrants {
         Ok(Capabilities {
             env: granted_env(names, lookup),
             dirs: self.dirs.clone(),
-            http: HttpPolicy {
-                allowed,
-                notices: self.notices.clone(),
-            },
+            http: HttpPolicy::new(allowed, true, self.notices.clone()),
             limits: self.limits,
         })
     }
