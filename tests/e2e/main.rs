@@ -7,6 +7,7 @@ mod support;
 mod bad_input;
 mod guest_errors;
 mod guest_http;
+mod outbound_http;
 mod platform;
 mod platform_faults;
 mod polyglot;
