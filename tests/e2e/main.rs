@@ -8,6 +8,7 @@ mod bad_input;
 mod guest_errors;
 mod guest_http;
 mod hardening;
+mod outbound_http;
 mod platform;
 mod platform_delivery;
 mod platform_faults;

@@ -17,6 +17,7 @@ pub(crate) const RUN_USAGE: &str = "Usage:
       [--no-ingest | --dry-run] [--out DIR] [--fresh-instance]
       [--allow-host URL] [--allow-dir HOST[:GUEST][:rw]] [--max-memory SIZE] [--task-timeout DURATION]
       [--max-sandboxes N]
+      [--http-keep-alive=false]
       [--export-json FILE] [--export-csv FILE] [--export-markdown FILE] [--export-junit FILE]
       [--fail-under SCORE] [--require-upload]";
 
@@ -44,7 +45,7 @@ pub(crate) struct RunFlags {
     /// `--fail-under SCORE`: exit 99 when a participant's overall composite score is below.
     pub fail_under: Option<f64>,
     /// Sandbox grants and limits (`--allow-host`, `--allow-dir`, `--max-memory`,
-    /// `--task-timeout`, `--max-sandboxes`).
+    /// `--task-timeout`, `--max-sandboxes`, `--http-keep-alive`).
     pub sandbox: SandboxOverrides,
 }
 
@@ -65,7 +66,8 @@ type Apply = fn(&mut RunFlags, &str, &str) -> Result<(), FlagError>;
 /// One known flag.
 struct FlagSpec {
     name: &'static str,
-    /// Whether the flag reads a value (`--f=v` or the next token); switches ignore `=v`.
+    /// Whether the flag reads a value (`--f=v` or the next token); a switch reads only `=v`
+    /// (most ignore it).
     takes_value: bool,
     apply: Apply,
 }
@@ -191,6 +193,10 @@ const FLAGS: &[FlagSpec] = &[
         f.sandbox.max_sandboxes = Some(count(flag, v)?.into());
         Ok(())
     }),
+    switch("--http-keep-alive", |f, flag, v| {
+        f.sandbox.http_keep_alive = Some(boolean(flag, v)?);
+        Ok(())
+    }),
 ];
 
 /// Parses the flags after `bench run <task>`. `custom_flags` is the config's
@@ -211,7 +217,7 @@ pub(crate) fn parse_run_flags(
         };
         if let Some(spec) = FLAGS.iter().find(|spec| spec.name == name) {
             let value = match inline_value {
-                _ if !spec.takes_value => "",
+                _ if !spec.takes_value => inline_value.unwrap_or_default(),
                 Some(value) => value,
                 // The next token is the value even when it looks like a flag.
                 None => take_next(argv, &mut next, |_| true),
@@ -358,6 +364,17 @@ fn duration_ms(flag: &str, value: &str) -> Result<u64, FlagError> {
                 "{flag} expects a duration like 30s or 500ms (got \"{value}\")"
             ))
         })
+}
+
+/// A switch's value: on when bare or `=true`, off with `=false`.
+fn boolean(flag: &str, value: &str) -> Result<bool, FlagError> {
+    match value {
+        "" | "true" => Ok(true),
+        "false" => Ok(false),
+        _ => Err(invalid(format!(
+            "{flag} expects true or false (got \"{value}\")"
+        ))),
+    }
 }
 
 fn group_by(flag: &str, value: &str) -> Result<GroupBy, FlagError> {
@@ -745,6 +762,23 @@ mod tests {
         assert_eq!(
             error(&["--task-timeout", "0"]),
             r#"--task-timeout expects a duration like 30s or 500ms (got "0")"#
+        );
+    }
+
+    #[test]
+    fn http_keep_alive_is_a_switch_with_an_optional_value() {
+        let keep_alive = |argv: &[&str]| parse(argv).unwrap().sandbox.http_keep_alive;
+        assert_eq!(keep_alive(&[]), None);
+        assert_eq!(keep_alive(&["--http-keep-alive=false"]), Some(false));
+        assert_eq!(keep_alive(&["--http-keep-alive"]), Some(true));
+        assert_eq!(keep_alive(&["--http-keep-alive=true"]), Some(true));
+        // Never the next token.
+        let flags = parse(&["--http-keep-alive", "--iterations", "2"]).unwrap();
+        assert_eq!(flags.sandbox.http_keep_alive, Some(true));
+        assert_eq!(flags.plan.iterations, Some(2));
+        assert_eq!(
+            error(&["--http-keep-alive=off"]),
+            r#"--http-keep-alive expects true or false (got "off")"#
         );
     }
 

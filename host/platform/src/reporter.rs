@@ -283,7 +283,7 @@ impl Closing {
                 .and_then(|d| d.ledger().create_run.run_key.as_deref());
             lines.push(created_lines(run, key)[0].clone());
         }
-        lines.push(format!("All done. View at: {}", run.dashboard_url));
+        lines.push(escape(&format!("All done. View at: {}", run.dashboard_url)));
         lines
     }
 

@@ -51,7 +51,7 @@ pub(super) async fn inspect(task_path: &Path, argv: &[String]) -> Result<()> {
         println!("    env: {}", list_or_none(&env));
         let hosts: Vec<&str> = grants
             .http
-            .allowed
+            .allowed()
             .iter()
             .map(|host| host.pattern())
             .collect();

@@ -132,7 +132,7 @@ pub struct BenchmarkConfig {
     pub display: Option<Value>,
     /// Pass-through flags the task reads itself.
     pub custom_cli_flags: Vec<String>,
-    /// bench's sandbox grants and limits (`allowedHosts`, `passEnv`, `limits`).
+    /// bench's sandbox grants and limits (`allowedHosts`, `passEnv`, `httpKeepAlive`, `limits`).
     pub sandbox: SandboxConfig,
     /// The whole config as declared.
     pub raw: Value,

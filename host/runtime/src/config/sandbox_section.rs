@@ -1,6 +1,6 @@
 //! bench's own config fields (not in upstream): what participants' sandboxes may reach and
 //! their limits. `allowedHosts` and `passEnv` exist at the benchmark level and per
-//! participant; `limits` at the benchmark level.
+//! participant; `httpKeepAlive` and `limits` at the benchmark level.
 
 use crate::js;
 use crate::sandbox::env;
@@ -16,6 +16,9 @@ pub struct SandboxConfig {
     /// Host environment variables passed through to every participant (besides each
     /// participant's own `requiredEnvVars`).
     pub pass_env: Vec<String>,
+    /// `httpKeepAlive`: `false` opens one connection per outbound request (default `true`:
+    /// connections are kept alive per destination).
+    pub http_keep_alive: Option<bool>,
     /// `limits.memoryMb`: largest memory of one sandbox, in MiB.
     pub memory_mb: Option<f64>,
     /// `limits.taskTimeoutMs`: longest time one task may run.
@@ -46,6 +49,14 @@ pub(super) fn validate(config: &Map<String, Value>) -> Result<(), String> {
         string_list(config.get(key), key)?;
     }
     no_reserved_env(config.get("passEnv"), "passEnv")?;
+    if let Some(value) = config.get("httpKeepAlive") {
+        if !value.is_boolean() {
+            return Err(format!(
+                "httpKeepAlive must be true or false (got {})",
+                js::value_to_string(value)
+            ));
+        }
+    }
     if let Some(participants) = config.get("participants").and_then(Value::as_array) {
         for (i, participant) in participants.iter().enumerate() {
             for key in ["allowedHosts", "passEnv"] {
@@ -107,6 +118,7 @@ pub(super) fn typed(config: &Map<String, Value>) -> SandboxConfig {
     SandboxConfig {
         allowed_hosts: strings(config.get("allowedHosts")),
         pass_env: strings(config.get("passEnv")),
+        http_keep_alive: config.get("httpKeepAlive").and_then(Value::as_bool),
         memory_mb: limit("memoryMb"),
         task_timeout_ms: limit("taskTimeoutMs"),
         task_bounds: TaskBounds {
@@ -186,6 +198,10 @@ mod tests {
             Err("limits must be a plain object".into())
         );
         assert_eq!(
+            check(json!({"httpKeepAlive": "no"})),
+            Err("httpKeepAlive must be true or false (got no)".into())
+        );
+        assert_eq!(
             check(
                 json!({"allowedHosts": ["http://127.0.0.1:*"], "limits": {"taskTimeoutMs": 500}})
             ),
@@ -256,10 +272,11 @@ mod tests {
 
     #[test]
     fn typed_values_are_read() {
-        let config = json!({"allowedHosts": ["https://a.example"], "passEnv": ["HOME"], "limits": {"memoryMb": 64}});
+        let config = json!({"allowedHosts": ["https://a.example"], "passEnv": ["HOME"], "httpKeepAlive": false, "limits": {"memoryMb": 64}});
         let typed = typed(config.as_object().unwrap());
         assert_eq!(typed.allowed_hosts, ["https://a.example"]);
         assert_eq!(typed.pass_env, ["HOME"]);
+        assert_eq!(typed.http_keep_alive, Some(false));
         assert_eq!(typed.memory_mb, Some(64.0));
         assert_eq!(typed.task_timeout_ms, None);
         assert_eq!(typed.task_bounds, TaskBounds::default());

@@ -1,7 +1,7 @@
 //! What each participant's sandbox is granted, from the config's bench fields and the
 //! command line: env (its `requiredEnvVars` plus `passEnv`), directories (`--allow-dir`),
-//! HTTP destinations (`allowedHosts`, `--allow-host`) and limits (`limits`, `--max-memory`,
-//! `--task-timeout`; flags win).
+//! HTTP destinations (`allowedHosts`, `--allow-host`), HTTP keep-alive (`httpKeepAlive`,
+//! `--http-keep-alive`) and limits (`limits`, `--max-memory`, `--task-timeout`; flags win).
 
 use crate::config::{BenchmarkConfig, GroupBy, Participant};
 use crate::sandbox::env::granted_env;
@@ -26,12 +26,15 @@ pub struct SandboxOverrides {
     pub task_timeout_ms: Option<u64>,
     /// `--max-sandboxes`: most sandboxes the run may hold at once.
     pub max_sandboxes: Option<u64>,
+    /// `--http-keep-alive=false`: one connection per outbound request.
+    pub http_keep_alive: Option<bool>,
 }
 
 /// Grants shared by every participant of a run.
 #[derive(Debug, Clone)]
 pub struct RunGrants {
     allowed_hosts: Vec<AllowedHost>,
+    http_keep_alive: bool,
     dirs: Vec<DirGrant>,
     limits: Limits,
     max_sandboxes: u64,
@@ -67,8 +70,13 @@ impl RunGrants {
                     .task_timeout_ms
                     .map(|ms| Duration::from_secs_f64(ms / 1000.0))
             });
+        let http_keep_alive = flags
+            .http_keep_alive
+            .or(config.sandbox.http_keep_alive)
+            .unwrap_or(true);
         Ok(Self {
             allowed_hosts,
+            http_keep_alive,
             dirs,
             limits: Limits {
                 max_memory_bytes,
@@ -101,10 +109,7 @@ impl RunGrants {
         Ok(Capabilities {
             env: granted_env(names, lookup),
             dirs: self.dirs.clone(),
-            http: HttpPolicy {
-                allowed,
-                notices: self.notices.clone(),
-            },
+            http: HttpPolicy::new(allowed, self.http_keep_alive, self.notices.clone()),
             limits: self.limits,
         })
     }
@@ -153,10 +158,12 @@ fn parse_hosts<'a>(patterns: impl IntoIterator<Item = &'a String>) -> Result<Vec
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::config::parse_config;
 
     fn grants(max_sandboxes: u64) -> RunGrants {
         RunGrants {
             allowed_hosts: Vec::new(),
+            http_keep_alive: true,
             dirs: Vec::new(),
             limits: Limits::default(),
             max_sandboxes,
@@ -185,5 +192,30 @@ mod tests {
             .unwrap_err()
             .to_string()
             .contains("(one per participant in round mode)"));
+
+    fn keep_alive(config_field: &str, flag: Option<bool>) -> bool {
+        let config = parse_config(&format!(
+            r#"{{"benchmarkSlug": "b", "benchmarkName": "B", "participants": [{{"name": "p", "requiredEnvVars": []}}]{config_field}}}"#
+        ))
+        .unwrap();
+        let flags = SandboxOverrides {
+            http_keep_alive: flag,
+            ..SandboxOverrides::default()
+        };
+        let grants = RunGrants::resolve(&config, &flags).unwrap();
+        let participant = &config.participants[0];
+        grants
+            .for_participant(&config, participant, |_| None)
+            .unwrap()
+            .http
+            .keep_alive()
+    }
+
+    #[test]
+    fn http_keep_alive_is_on_unless_the_config_or_the_flag_turns_it_off() {
+        assert!(keep_alive("", None));
+        assert!(!keep_alive(r#", "httpKeepAlive": false"#, None));
+        assert!(keep_alive(r#", "httpKeepAlive": false"#, Some(true)));
+        assert!(!keep_alive(r#", "httpKeepAlive": true"#, Some(false)));
     }
 }

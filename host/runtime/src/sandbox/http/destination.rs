@@ -1,0 +1,222 @@
+//! The destination of a request, parsed once from its URI. The allowlist judges this value and
+//! the connector connects to it, so both always see the same scheme, host and port.
+
+use super::denial::Denial;
+use std::fmt;
+use std::net::IpAddr;
+
+/// The schemes bench sends.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Scheme {
+    Http,
+    Https,
+}
+
+impl Scheme {
+    /// `http` or `https`, in any case.
+    pub(crate) fn parse(text: &str) -> Option<Self> {
+        if text.eq_ignore_ascii_case("http") {
+            Some(Self::Http)
+        } else if text.eq_ignore_ascii_case("https") {
+            Some(Self::Https)
+        } else {
+            None
+        }
+    }
+
+    pub(crate) fn as_str(self) -> &'static str {
+        match self {
+            Self::Http => "http",
+            Self::Https => "https",
+        }
+    }
+
+    /// 80 or 443.
+    pub(crate) fn default_port(self) -> u16 {
+        match self {
+            Self::Http => 80,
+            Self::Https => 443,
+        }
+    }
+}
+
+/// A host: a name (lowercase, resolved by the connector) or an IP address.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Host {
+    Name(String),
+    Ip(IpAddr),
+}
+
+impl Host {
+    /// Parses a URI host: brackets around an IPv6 address are removed, names lowercased.
+    pub(crate) fn parse(text: &str) -> Self {
+        let bare = text
+            .strip_prefix('[')
+            .and_then(|rest| rest.strip_suffix(']'))
+            .unwrap_or(text);
+        match bare.parse() {
+            Ok(ip) => Self::Ip(ip),
+            Err(_) => Self::Name(bare.to_ascii_lowercase()),
+        }
+    }
+}
+
+impl fmt::Display for Host {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Name(name) => f.write_str(name),
+            Self::Ip(IpAddr::V4(ip)) => write!(f, "{ip}"),
+            Self::Ip(IpAddr::V6(ip)) => write!(f, "[{ip}]"),
+        }
+    }
+}
+
+/// Where a request goes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Destination {
+    pub(crate) scheme: Scheme,
+    pub(crate) host: Host,
+    pub(crate) port: u16,
+}
+
+/// Why a request URI has no destination bench connects to.
+#[derive(Debug, PartialEq)]
+pub(crate) enum Undeliverable {
+    /// No host: not a request anyone could send.
+    Invalid,
+    /// A destination bench refuses on its face (userinfo, another scheme).
+    Denied(Denial),
+}
+
+impl Destination {
+    /// The destination of a request URI. An authority with userinfo (`user@host`) is refused
+    /// before anything else looks at it: the host after the `@` is not what a reader of the
+    /// URL sees first, and a connector given the whole authority would go elsewhere.
+    pub(crate) fn of(uri: &http::Uri) -> Result<Self, Undeliverable> {
+        let authority = uri.authority().ok_or(Undeliverable::Invalid)?;
+        let host = authority.host();
+        if host.is_empty() {
+            return Err(Undeliverable::Invalid);
+        }
+        let scheme_text = uri.scheme_str().unwrap_or("http");
+        let Some(scheme) = Scheme::parse(scheme_text) else {
+            let port = authority.port_u16().unwrap_or(80);
+            return Err(Undeliverable::Denied(Denial::unsupported_scheme(&format!(
+                "{}://{}:{port}",
+                scheme_text.to_ascii_lowercase(),
+                Host::parse(host)
+            ))));
+        };
+        let destination = Self {
+            scheme,
+            host: Host::parse(host),
+            port: authority
+                .port_u16()
+                .unwrap_or_else(|| scheme.default_port()),
+        };
+        if authority.as_str().contains('@') {
+            return Err(Undeliverable::Denied(Denial::userinfo(&destination)));
+        }
+        Ok(destination)
+    }
+
+    /// `host:port`, with brackets around an IPv6 address.
+    pub(crate) fn authority(&self) -> String {
+        format!("{}:{}", self.host, self.port)
+    }
+
+    /// The absolute URI of a request to this destination: scheme and authority from the
+    /// destination (the port always written out), path and query from the guest's request.
+    pub(crate) fn request_uri(
+        &self,
+        path_and_query: Option<&http::uri::PathAndQuery>,
+    ) -> Result<http::Uri, http::Error> {
+        http::Uri::builder()
+            .scheme(self.scheme.as_str())
+            .authority(self.authority())
+            .path_and_query(path_and_query.map_or("/", |p| p.as_str()))
+            .build()
+    }
+}
+
+impl fmt::Display for Destination {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}://{}:{}", self.scheme.as_str(), self.host, self.port)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn of(uri: &str) -> Result<Destination, Undeliverable> {
+        Destination::of(&uri.parse().unwrap())
+    }
+
+    #[test]
+    fn scheme_host_and_port_are_parsed_with_defaults() {
+        let destination = of("HTTPS://API.Example.com/v1?q=1").unwrap();
+        assert_eq!(destination.scheme, Scheme::Https);
+        assert_eq!(destination.host, Host::Name("api.example.com".into()));
+        assert_eq!(destination.port, 443);
+        assert_eq!(destination.to_string(), "https://api.example.com:443");
+        let destination = of("http://[::1]:8080/").unwrap();
+        assert_eq!(destination.host, Host::Ip("::1".parse().unwrap()));
+        assert_eq!(destination.to_string(), "http://[::1]:8080");
+        assert_eq!(of("http://10.0.0.1/").unwrap().port, 80);
+    }
+
+    #[test]
+    fn userinfo_is_refused_whatever_follows_it() {
+        for uri in [
+            "http://127.0.0.1:1@127.0.0.1:2/",
+            "http://user@example.com/",
+            "https://user:secret@example.com:8443/x",
+        ] {
+            let Err(Undeliverable::Denied(denial)) = of(uri) else {
+                panic!("{uri} must be refused");
+            };
+            assert!(denial.to_string().contains("userinfo"), "{denial}");
+            assert!(!denial.to_string().contains("secret"), "{denial}");
+        }
+        assert_eq!(
+            of("http://127.0.0.1:1@127.0.0.1:2/")
+                .unwrap_err()
+                .denial()
+                .destination(),
+            "http://127.0.0.1:2"
+        );
+    }
+
+    #[test]
+    fn other_schemes_are_refused() {
+        let Err(Undeliverable::Denied(denial)) = of("ftp://example.com/") else {
+            panic!("ftp must be refused");
+        };
+        assert_eq!(denial.destination(), "ftp://example.com:80");
+    }
+
+    #[test]
+    fn the_request_uri_round_trips_to_the_same_destination() {
+        for uri in [
+            "http://Example.com/a?b=c",
+            "https://[2001:db8::1]/",
+            "http://127.0.0.1:9/",
+        ] {
+            let destination = of(uri).unwrap();
+            let parsed: http::Uri = uri.parse().unwrap();
+            let request_uri = destination.request_uri(parsed.path_and_query()).unwrap();
+            assert_eq!(of(&request_uri.to_string()).unwrap(), destination);
+            assert_eq!(request_uri.path_and_query(), parsed.path_and_query());
+        }
+    }
+
+    impl Undeliverable {
+        fn denial(self) -> Denial {
+            match self {
+                Self::Denied(denial) => denial,
+                Self::Invalid => panic!("not a denial"),
+            }
+        }
+    }
+}

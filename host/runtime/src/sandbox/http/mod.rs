@@ -1,0 +1,196 @@
+//! Outbound HTTP (wasi:http): deny by default. Every request — redirects included, since the
+//! guest issues each one itself — is judged in one place, the send hook, by its real
+//! destination (the request URI's scheme, host and port, parsed once: `destination`), never by
+//! a header; an authority with userinfo is refused before judging. The connector then
+//! resolves the name in the host and reaches a loopback, private or link-local address only
+//! when a rule names it (`address`, `connector`), and the participant's connections are kept
+//! alive per destination (`pool`) unless keep-alive is off.
+
+mod address;
+mod allowlist;
+mod connector;
+mod denial;
+mod destination;
+mod pool;
+mod response_body;
+
+pub use allowlist::AllowedHost;
+pub use denial::DenialNotices;
+
+use denial::{Denial, DenialLog};
+use destination::{Destination, Undeliverable};
+use pool::{ConnectionPool, SendError};
+use std::future::Future;
+use std::sync::Arc;
+use wasmtime_wasi_http::{Error, RequestOptions, Result, WasiBody, WasiHttpHooks};
+
+/// The outbound-HTTP grant of one participant, with its connections (shared by the
+/// participant's slots through clones).
+#[derive(Debug, Clone)]
+pub struct HttpPolicy {
+    allowed: Arc<[AllowedHost]>,
+    notices: Arc<DenialNotices>,
+    connections: Arc<ConnectionPool>,
+}
+
+impl Default for HttpPolicy {
+    fn default() -> Self {
+        Self::new(Vec::new(), true, Arc::default())
+    }
+}
+
+impl HttpPolicy {
+    /// A grant of `allowed` destinations; `keep_alive` keeps connections open between
+    /// requests; `notices` are the run's console notices of denied requests.
+    pub fn new(allowed: Vec<AllowedHost>, keep_alive: bool, notices: Arc<DenialNotices>) -> Self {
+        let allowed: Arc<[AllowedHost]> = allowed.into();
+        Self {
+            connections: Arc::new(ConnectionPool::new(allowed.clone(), keep_alive)),
+            allowed,
+            notices,
+        }
+    }
+
+    /// Destinations the participant may reach.
+    pub fn allowed(&self) -> &[AllowedHost] {
+        &self.allowed
+    }
+
+    /// Whether connections are kept alive between requests.
+    pub fn keep_alive(&self) -> bool {
+        self.connections.keep_alive()
+    }
+
+    /// The destination of a request the allowlist lets go out.
+    fn judge(&self, uri: &http::Uri) -> Result<Destination, Undeliverable> {
+        let destination = Destination::of(uri)?;
+        if self.allowed.iter().any(|rule| rule.allows(&destination)) {
+            Ok(destination)
+        } else {
+            Err(Undeliverable::Denied(Denial::not_allowed(&destination)))
+        }
+    }
+}
+
+/// The send hook of one sandbox: enforces its policy and remembers denials for its log.
+#[derive(Debug)]
+pub struct OutboundHttp {
+    policy: HttpPolicy,
+    denials: DenialLog,
+}
+
+impl OutboundHttp {
+    /// A hook enforcing `policy`.
+    pub fn new(policy: HttpPolicy) -> Self {
+        Self {
+            denials: DenialLog::new(policy.notices.clone()),
+            policy,
+        }
+    }
+
+    /// Takes the denials since the last call: the destination, and why when it is not
+    /// the allowlist.
+    pub(crate) fn take_denied(&mut self) -> Vec<String> {
+        self.denials.take()
+    }
+}
+
+type ResponseIo = Box<dyn Future<Output = Result<()>> + Send>;
+type SendFuture = Box<dyn Future<Output = Result<(http::Response<WasiBody>, ResponseIo)>> + Send>;
+
+impl WasiHttpHooks for OutboundHttp {
+    fn send_request(
+        &mut self,
+        request: http::Request<WasiBody>,
+        options: Option<RequestOptions>,
+        fut: ResponseIo,
+    ) -> SendFuture {
+        _ = fut;
+        let destination = match self.policy.judge(request.uri()) {
+            Ok(destination) => destination,
+            Err(Undeliverable::Invalid) => {
+                return Box::new(async { Err(Error::HttpRequestUriInvalid) });
+            }
+            Err(Undeliverable::Denied(denial)) => {
+                self.denials.record(&denial);
+                return Box::new(async { Err(Error::HttpRequestDenied) });
+            }
+        };
+        let (mut parts, body) = request.into_parts();
+        parts.uri = match destination.request_uri(parts.uri.path_and_query()) {
+            Ok(uri) => uri,
+            Err(_) => return Box::new(async { Err(Error::HttpRequestUriInvalid) }),
+        };
+        let sent = self
+            .policy
+            .connections
+            .send(http::Request::from_parts(parts, body), options);
+        let denials = self.denials.clone();
+        Box::new(async move {
+            match sent.await {
+                // The pool's connection task drives the connection; nothing is left to await.
+                Ok(response) => Ok((response, Box::new(async { Ok(()) }) as ResponseIo)),
+                Err(SendError::Denied(denial)) => {
+                    denials.record(&denial);
+                    Err(Error::HttpRequestDenied)
+                }
+                Err(SendError::Failed(error)) => Err(error),
+            }
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn policy(patterns: &[&str]) -> HttpPolicy {
+        let allowed = patterns
+            .iter()
+            .map(|p| AllowedHost::parse(p).unwrap())
+            .collect();
+        HttpPolicy::new(allowed, true, Arc::default())
+    }
+
+    fn judge(policy: &HttpPolicy, uri: &str) -> Result<String, String> {
+        match policy.judge(&uri.parse().unwrap()) {
+            Ok(destination) => Ok(destination.to_string()),
+            Err(Undeliverable::Denied(denial)) => Err(denial.to_string()),
+            Err(Undeliverable::Invalid) => Err("invalid".into()),
+        }
+    }
+
+    #[test]
+    fn the_judged_destination_is_the_uri_s_own() {
+        let policy = policy(&["http://127.0.0.1:*"]);
+        assert_eq!(
+            judge(&policy, "http://127.0.0.1:8080/x"),
+            Ok("http://127.0.0.1:8080".into())
+        );
+        assert_eq!(
+            judge(&policy, "https://example.com/"),
+            Err("https://example.com:443".into())
+        );
+    }
+
+    #[test]
+    fn userinfo_is_denied_before_the_allowlist_is_asked() {
+        let policy = policy(&["*", "http://127.0.0.1:*"]);
+        let denied = judge(&policy, "http://127.0.0.1:1@127.0.0.1:2/").unwrap_err();
+        assert_eq!(
+            denied,
+            "http://127.0.0.1:2: the URL carries userinfo (name@host), which bench never sends"
+        );
+    }
+
+    #[test]
+    fn denials_are_kept_for_the_task_log() {
+        let mut hook = OutboundHttp::new(policy(&[]));
+        let request = http::Request::get("http://10.1.2.3:81/")
+            .body(WasiBody::default())
+            .unwrap();
+        drop(hook.send_request(request, None, Box::new(async { Ok(()) })));
+        assert_eq!(hook.take_denied(), ["http://10.1.2.3:81"]);
+        assert!(hook.take_denied().is_empty());
+    }
+}
