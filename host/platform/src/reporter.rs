@@ -245,8 +245,8 @@ fn created_lines(run: &CreatedRun, run_key: Option<&str>) -> [String; 2] {
         None => format!("Run created: {} ({})", run.name, run.id),
     };
     [
-        escape(&created),
-        escape(&format!("View at: {}", run.dashboard_url)),
+        escape(&created).into_owned(),
+        escape(&format!("View at: {}", run.dashboard_url)).into_owned(),
     ]
 }
 
@@ -283,7 +283,7 @@ impl Closing {
                 .and_then(|d| d.ledger().create_run.run_key.as_deref());
             lines.push(created_lines(run, key)[0].clone());
         }
-        lines.push(escape(&format!("All done. View at: {}", run.dashboard_url)));
+        lines.push(escape(&format!("All done. View at: {}", run.dashboard_url)).into_owned());
         lines
     }
 

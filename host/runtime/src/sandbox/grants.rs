@@ -192,6 +192,7 @@ mod tests {
             .unwrap_err()
             .to_string()
             .contains("(one per participant in round mode)"));
+    }
 
     fn keep_alive(config_field: &str, flag: Option<bool>) -> bool {
         let config = parse_config(&format!(
