@@ -52,6 +52,8 @@ pub(super) async fn run(task_path: &Path, argv: &[String]) -> Result<ExitCode> {
             .join(&resolved.benchmark_slug)
             .join(&run_id)
     });
+    // Refused before anything is created or truncated.
+    ResultsWriter::refuse_earlier_run(&dir)?;
     let exports = ExportManager::create(&flags.exports)?;
     let results = ResultsWriter::create(&dir)?;
     let names: Vec<String> = available.iter().map(|p| p.name.clone()).collect();

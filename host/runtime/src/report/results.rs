@@ -52,18 +52,38 @@ pub(crate) const MAX_LOG_LINES: usize = 100_000;
 
 impl ResultsWriter {
     /// Creates the directory, its `logs/` folder and an empty `records.ndjson` up front, so a
-    /// bad path fails before any task runs.
+    /// bad path fails before any task runs. A directory that already holds a run is refused:
+    /// its records and logs would be mixed with the new run's.
     pub fn create(dir: &Path) -> Result<Self> {
+        Self::refuse_earlier_run(dir)?;
         std::fs::create_dir_all(dir.join("logs"))
             .with_context(|| format!("cannot create the results directory {}", dir.display()))?;
         let records_path = dir.join(RECORDS_NDJSON);
-        let records = File::create(&records_path)
-            .with_context(|| format!("cannot create {}", records_path.display()))?;
+        let records = File::options()
+            .write(true)
+            .create_new(true)
+            .open(&records_path)
+            .map_err(|error| match error.kind() {
+                std::io::ErrorKind::AlreadyExists => earlier_run(dir),
+                _ => anyhow::Error::new(error)
+                    .context(format!("cannot create {}", records_path.display())),
+            })?;
         Ok(Self {
             dir: dir.to_owned(),
             records: BufWriter::new(records),
             logs: HashMap::new(),
         })
+    }
+
+    /// Fails when `dir` already holds a run (its `run.json` or `records.ndjson`).
+    pub fn refuse_earlier_run(dir: &Path) -> Result<()> {
+        if [RUN_JSON, RECORDS_NDJSON]
+            .iter()
+            .any(|name| dir.join(name).exists())
+        {
+            return Err(earlier_run(dir));
+        }
+        Ok(())
     }
 
     /// The directory.
@@ -136,6 +156,14 @@ impl ResultsWriter {
         }
         Ok(self.logs.get_mut(participant).expect("inserted above"))
     }
+}
+
+/// The refusal of a results directory that holds a run.
+fn earlier_run(dir: &Path) -> anyhow::Error {
+    anyhow::anyhow!(
+        "the results directory {} already holds a run; choose another --out directory or remove it",
+        dir.display()
+    )
 }
 
 /// A participant name made safe as a file name.
