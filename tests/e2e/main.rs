@@ -15,3 +15,4 @@ mod run;
 mod sandbox;
 mod scaffold;
 mod scoring;
+mod summary_parity;
