@@ -21,3 +21,4 @@ mod sandbox;
 mod scaffold;
 mod scale;
 mod scoring;
+mod summary_parity;

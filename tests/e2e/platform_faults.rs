@@ -187,8 +187,9 @@ fn an_unreachable_platform_fails_only_with_require_upload() {
     assert!(run.stderr.contains("not delivered"), "{}", run.stderr);
     assert_eq!(records(&dir.path().join("results")).len(), 6);
 
+    let again = TempDir::new().unwrap();
     let required = run_command(&mut hello_run(
-        dir.path(),
+        again.path(),
         &url,
         "bp_x",
         &["--require-upload"],

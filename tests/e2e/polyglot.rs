@@ -126,18 +126,20 @@ fn a_built_js_project_is_not_rebuilt_and_starts_from_the_compile_cache() {
     let built_at = std::fs::metadata(&component).unwrap().modified().unwrap();
     let project = root().join("examples/js-hello");
     let dir = TempDir::new().unwrap();
-    let args = [
-        "run",
-        project.to_str().unwrap(),
-        "--out",
-        "results",
-        "--provider",
-        "alpha",
-    ];
+    let args = |out| {
+        [
+            "run",
+            project.to_str().unwrap(),
+            "--out",
+            out,
+            "--provider",
+            "alpha",
+        ]
+    };
     // The first run may compile the component into the shared cache; the second loads it.
-    assert_eq!(run_bench(dir.path(), &args).code, Some(0));
+    assert_eq!(run_bench(dir.path(), &args("first")).code, Some(0));
     let started = Instant::now();
-    let run = run_bench(dir.path(), &args);
+    let run = run_bench(dir.path(), &args("second"));
     let elapsed = started.elapsed();
     assert_eq!(run.code, Some(0), "{}", run.stderr);
     assert_eq!(

@@ -205,6 +205,64 @@ fn results_directory_holds_run_config_and_participant_logs() {
 }
 
 #[test]
+fn a_results_directory_that_holds_a_run_is_refused_and_left_as_it_was() {
+    let (dir, run) = hello_run(&["--provider", "alpha"]);
+    assert_eq!(run.code, Some(0), "stderr: {}", run.stderr);
+    let results = dir.path().join("results");
+    let files = [
+        "records.ndjson",
+        "run.json",
+        "summary.json",
+        "logs/alpha.log",
+    ];
+    let before: Vec<Vec<u8>> = files
+        .iter()
+        .map(|file| std::fs::read(results.join(file)).unwrap())
+        .collect();
+
+    let hello = example("rust-hello");
+    let again = run_bench(
+        dir.path(),
+        &[
+            "run",
+            hello.to_str().unwrap(),
+            "--out",
+            "results",
+            "--export-json",
+            "summary-export.json",
+        ],
+    );
+    assert_eq!(again.code, Some(1), "stdout: {}", again.stdout);
+    assert_eq!(
+        again.stderr.trim_end(),
+        "Benchmark failed: the results directory results already holds a run; \
+         choose another --out directory or remove it"
+    );
+    for (file, bytes) in files.iter().zip(&before) {
+        assert_eq!(&std::fs::read(results.join(file)).unwrap(), bytes, "{file}");
+    }
+    assert!(
+        !dir.path().join("summary-export.json").exists(),
+        "no export file is created for a refused run"
+    );
+    // An empty directory is fine.
+    std::fs::create_dir(dir.path().join("empty")).unwrap();
+    let into_empty = run_bench(
+        dir.path(),
+        &[
+            "run",
+            hello.to_str().unwrap(),
+            "--out",
+            "empty",
+            "--provider",
+            "beta",
+        ],
+    );
+    assert_eq!(into_empty.code, Some(0), "stderr: {}", into_empty.stderr);
+    assert_eq!(records(&dir.path().join("empty")).len(), 3);
+}
+
+#[test]
 fn default_results_directory_is_under_bench_results() {
     let hello = example("rust-hello");
     let dir = TempDir::new().unwrap();

@@ -29,13 +29,10 @@ fn new_project(lang: &str) -> (TempDir, PathBuf) {
     (dir, project)
 }
 
-/// Runs the project and checks what the template's task records.
-fn run_project(project: &Path) -> Run {
+/// Runs the project into `out` (next to it) and checks what the template's task records.
+fn run_project(project: &Path, out: &str) -> Run {
     let parent = project.parent().unwrap();
-    let run = run_bench(
-        parent,
-        &["run", project.to_str().unwrap(), "--out", "results"],
-    );
+    let run = run_bench(parent, &["run", project.to_str().unwrap(), "--out", out]);
     assert_eq!(run.code, Some(0), "{}", run.stderr);
     assert!(
         run.stdout
@@ -43,7 +40,7 @@ fn run_project(project: &Path) -> Run {
         "{}",
         run.stdout
     );
-    let records = records(&parent.join("results"));
+    let records = records(&parent.join(out));
     assert_eq!(records.len(), 3);
     assert_eq!(step_names(&records[0]), ["prepare", "work"]);
     assert_eq!(
@@ -60,24 +57,24 @@ fn modified(path: &Path) -> SystemTime {
 #[test]
 fn a_new_rust_project_builds_and_runs() {
     let (_dir, project) = new_project("rust");
-    let run = run_project(&project);
+    let run = run_project(&project, "results");
     assert_eq!(run.lines()[0], "my-task (self-contained)");
 }
 
 #[test]
 fn a_new_js_project_builds_runs_and_is_rebuilt_only_when_a_source_changes() {
     let (_dir, project) = new_project("js");
-    run_project(&project);
+    run_project(&project, "first");
     let component = project.join("target/bench/task.wasm");
     let built = modified(&component);
 
-    run_project(&project);
+    run_project(&project, "second");
     assert_eq!(modified(&component), built, "rebuilt without a change");
 
     let source = project.join("task.bench.js");
     let text = std::fs::read_to_string(&source).unwrap();
     std::fs::write(&source, text.replace("'my-task'", "'My edited task'")).unwrap();
-    let run = run_project(&project);
+    let run = run_project(&project, "edited");
     assert_ne!(modified(&component), built, "not rebuilt after a change");
     assert_eq!(run.lines()[0], "My edited task (self-contained)");
 }
@@ -85,12 +82,12 @@ fn a_new_js_project_builds_runs_and_is_rebuilt_only_when_a_source_changes() {
 #[test]
 fn a_new_ts_project_builds_and_runs() {
     let (_dir, project) = new_project("ts");
-    run_project(&project);
+    run_project(&project, "results");
 }
 
 #[test]
 fn a_new_python_project_builds_and_runs() {
     ensure_python_toolchain();
     let (_dir, project) = new_project("python");
-    run_project(&project);
+    run_project(&project, "results");
 }

@@ -393,13 +393,12 @@ impl RunObserver for PlatformObserver {
                 self.window_start = self.metrics.lines().saturating_sub(1);
             }
             RunEvent::ParticipantFinished {
-                participant,
-                records,
+                participant, tasks, ..
             } => {
                 if let Some(index) = self.index(participant) {
                     let _ = self.commands.send(Command::Done {
                         participant: index,
-                        records: records.len(),
+                        records: tasks,
                         metrics_lines: (self.window_start, self.metrics.lines()),
                     });
                 }

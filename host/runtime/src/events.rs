@@ -41,8 +41,10 @@ pub enum RunEvent<'a> {
     ParticipantFinished {
         /// The participant's name.
         participant: &'a str,
-        /// Its records, by task index.
-        records: &'a [TaskRecord],
+        /// How many of its tasks finished.
+        tasks: usize,
+        /// How many of them succeeded.
+        succeeded: usize,
     },
     /// Round mode starts.
     RoundsStarted {

@@ -5,7 +5,8 @@
 
 use chrono::{DateTime, SecondsFormat, Utc};
 use serde_json::Value;
-use std::time::SystemTime;
+use std::cell::RefCell;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 /// Formats a number exactly as JavaScript's `String(number)` does (ECMAScript
 /// `Number::toString`, by `ryu-js`).
@@ -129,7 +130,36 @@ pub(crate) fn normalize_numbers(value: &mut Value) {
 }
 
 /// An ISO-8601 UTC timestamp with milliseconds, as JavaScript's `toISOString()` prints it.
+/// The text up to the second is formatted once per second (per thread) and reused; only the
+/// milliseconds are added each time.
 pub fn iso_timestamp(time: SystemTime) -> String {
+    thread_local! {
+        /// The last whole second formatted, and its text through the `.`.
+        static SECOND: RefCell<(u64, String)> = const { RefCell::new((u64::MAX, String::new())) };
+    }
+    let Ok(since_epoch) = time.duration_since(UNIX_EPOCH) else {
+        return chrono_iso_timestamp(time);
+    };
+    let second = since_epoch.as_secs();
+    SECOND.with_borrow_mut(|(cached, prefix)| {
+        if *cached != second {
+            let whole = chrono_iso_timestamp(UNIX_EPOCH + Duration::from_secs(second));
+            *prefix = whole.strip_suffix("000Z").unwrap_or(&whole).to_owned();
+            *cached = second;
+        }
+        let millis = since_epoch.subsec_millis();
+        let mut text = String::with_capacity(prefix.len() + 4);
+        text.push_str(prefix);
+        text.push(char::from(b'0' + (millis / 100) as u8));
+        text.push(char::from(b'0' + (millis / 10 % 10) as u8));
+        text.push(char::from(b'0' + (millis % 10) as u8));
+        text.push('Z');
+        text
+    })
+}
+
+/// [`iso_timestamp`] formatted by `chrono` in full.
+fn chrono_iso_timestamp(time: SystemTime) -> String {
     DateTime::<Utc>::from(time).to_rfc3339_opts(SecondsFormat::Millis, true)
 }
 
@@ -319,6 +349,25 @@ mod tests {
         let mut v = json!({"a": [1.0, 2.5], "b": {"c": 3.0}});
         normalize_numbers(&mut v);
         assert_eq!(v.to_string(), r#"{"a":[1,2.5],"b":{"c":3}}"#);
+    }
+
+    #[test]
+    fn timestamps_reuse_the_second_and_match_chrono() {
+        let base = UNIX_EPOCH + Duration::from_secs(1_764_532_537);
+        let offsets_ms = [
+            0, 1, 9, 10, 99, 100, 999, 1_000, 1_001, 999, 61_234, 86_400_000,
+        ];
+        for offset in offsets_ms {
+            let time = base + Duration::from_millis(offset) + Duration::from_micros(700);
+            assert_eq!(
+                iso_timestamp(time),
+                chrono_iso_timestamp(time),
+                "{offset} ms"
+            );
+        }
+        assert_eq!(iso_timestamp(base), "2025-11-30T19:55:37.000Z");
+        let before_epoch = UNIX_EPOCH - Duration::from_millis(1_500);
+        assert_eq!(iso_timestamp(before_epoch), "1969-12-31T23:59:58.500Z");
     }
 
     #[test]

@@ -7,16 +7,17 @@ use bench_platform::reporter::{Closing, PlatformRun};
 use bench_runtime::config::GroupBy;
 use bench_runtime::engine::{EngineSettings, TaskEngine};
 use bench_runtime::events::{Observers, RunObserver};
-use bench_runtime::exec::{self, ExecPlan, ParticipantRun, RunRecords, SlotConfig};
+use bench_runtime::exec::{self, ExecPlan, ParticipantRun, SlotConfig};
 use bench_runtime::js;
 use bench_runtime::metrics::MetricsRecorder;
-use bench_runtime::plan::{self, ComponentInfo, HostInfo, RunConfig, RunManifest, TaskCounts};
+use bench_runtime::plan::{self, ComponentInfo, HostInfo, RunConfig, RunManifest};
 use bench_runtime::report::console::{Console, Header};
 use bench_runtime::report::export::ExportManager;
 use bench_runtime::report::finish::{finish, RunResults};
 use bench_runtime::report::origin;
 use bench_runtime::report::paths;
 use bench_runtime::report::results::{renamed_log_files, ResultsWriter};
+use bench_runtime::report::tally::RunTally;
 use bench_runtime::report::RunReporter;
 use bench_runtime::sandbox::limits::DEFAULT_MAX_PARTICIPANT_LOG_BYTES;
 use std::path::{Path, PathBuf};
@@ -61,6 +62,8 @@ pub(super) async fn run(task_path: &Path, argv: &[String]) -> Result<ExitCode> {
         .as_ref()
         .map(PathBuf::from)
         .unwrap_or_else(|| paths::results_dir(&resolved.benchmark_slug, &run_id));
+    // Refused before anything is created or truncated.
+    ResultsWriter::refuse_earlier_run(&dir)?;
     let exports = ExportManager::create(&flags.exports)?;
     let max_log_bytes = config
         .sandbox
@@ -118,17 +121,20 @@ pub(super) async fn run(task_path: &Path, argv: &[String]) -> Result<ExitCode> {
         None => None,
     };
     // The results writer sees every event first: a record is on disk before it is sent.
+    // The tally keeps what the summary needs of each record; no record is kept.
     let mut reporter = RunReporter { console, results };
+    let mut tally = RunTally::new(&manifest);
     let mut metrics_observer = metrics.clone();
     let mut platform_observer = platform.as_ref().map(|p| p.observer(metrics.clone()));
     let mut observers = Observers::default();
     observers.push(&mut reporter);
+    observers.push(&mut tally);
     observers.push(&mut metrics_observer);
     if let Some(observer) = &mut platform_observer {
         observers.push(observer);
     }
     let group_by = resolved.group_by;
-    let records = execute(
+    execute(
         group_by,
         &participants,
         &exec_plan,
@@ -146,16 +152,16 @@ pub(super) async fn run(task_path: &Path, argv: &[String]) -> Result<ExitCode> {
         reporter.console.line(&line);
     }
     let completed_at = SystemTime::now();
-    manifest.complete(js::iso_timestamp(completed_at), TaskCounts::of(&records));
+    manifest.complete(js::iso_timestamp(completed_at), tally.task_counts());
     reporter.results.write_run_json(&manifest)?;
     let results = RunResults {
         manifest: &manifest,
-        records: &records,
+        tally,
         dir: reporter.results.dir(),
         exports: &exports,
         fail_under: flags.fail_under,
     };
-    let code = finish(&mut reporter.console, &results)?;
+    let code = finish(&mut reporter.console, results)?;
     closing.submit_summary().await;
     closing.report(flags.require_upload).await?;
     reporter
@@ -170,7 +176,7 @@ async fn execute(
     plan: &ExecPlan,
     observer: &mut dyn RunObserver,
     platform: Option<&PlatformRun>,
-) -> Result<RunRecords> {
+) -> Result<()> {
     match group_by {
         GroupBy::Round => {
             if let Some(platform) = platform {
@@ -179,18 +185,15 @@ async fn execute(
             exec::run_rounds(participants, plan, observer).await
         }
         GroupBy::Participant => {
-            let mut records = Vec::with_capacity(participants.len());
             for participant in participants {
                 if let Some(platform) = platform {
                     if !platform.begin(&participant.name)? {
-                        records.push((participant.name.clone(), Vec::new()));
                         continue;
                     }
                 }
-                let done = exec::run_participant(participant, plan, observer).await?;
-                records.push((participant.name.clone(), done));
+                exec::run_participant(participant, plan, observer).await?;
             }
-            Ok(records)
+            Ok(())
         }
     }
 }

@@ -4,12 +4,12 @@
 //!
 //! With one slot the tasks run inline in the executor's task (no thread hand-off per task);
 //! with more, each slot is a tokio task and finished tasks are collected every few
-//! milliseconds rather than one wake-up per task.
+//! milliseconds rather than one wake-up per task. Every finished task goes to the observer
+//! as it is collected; no record is kept.
 
 use super::pacing::{flush_ticker, flushing_while, Ramp};
-use super::{task_finished, ExecPlan, ParticipantRun, SlotFactory, TaskRunner};
+use super::{task_finished, ExecPlan, Finishes, ParticipantRun, SlotFactory, TaskRunner};
 use crate::events::{Finished, RunEvent, RunObserver};
-use crate::record::TaskRecord;
 use anyhow::Result;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -19,27 +19,26 @@ use tokio::task::JoinSet;
 /// How often finished tasks of concurrent slots are handed to the observer.
 const COLLECT_INTERVAL: Duration = Duration::from_millis(5);
 
-/// Runs one participant's schedule and returns its records sorted by task index.
+/// Runs one participant's schedule, handing each finished task to the observer.
 pub async fn run_participant<F: SlotFactory>(
     participant: &ParticipantRun<F>,
     plan: &ExecPlan,
     observer: &mut dyn RunObserver,
-) -> Result<Vec<TaskRecord>> {
+) -> Result<()> {
     let name = participant.name.as_str();
     observer.observe(RunEvent::ParticipantStarted { participant: name })?;
     let slots = slot_count(plan);
-    let mut records = if slots == 1 {
+    let finishes = if slots == 1 {
         run_inline(participant, plan, observer).await?
     } else {
         run_pool(participant, plan, slots, observer).await?
     };
-    records.sort_by_key(|record| record.task_index);
     observer.observe(RunEvent::Flush)?;
     observer.observe(RunEvent::ParticipantFinished {
         participant: name,
-        records: &records,
-    })?;
-    Ok(records)
+        tasks: finishes.tasks,
+        succeeded: finishes.succeeded,
+    })
 }
 
 /// The slots a participant opens: `concurrency`, but no more than it has tasks.
@@ -51,20 +50,19 @@ async fn run_inline<F: SlotFactory>(
     participant: &ParticipantRun<F>,
     plan: &ExecPlan,
     observer: &mut dyn RunObserver,
-) -> Result<Vec<TaskRecord>> {
+) -> Result<Finishes> {
     let total = plan.schedule.len();
     let mut slot = participant.slots.open_slot();
     let ramp = Ramp::new(plan.stagger_delay_ms);
     let mut ticker = flush_ticker();
-    let mut records = Vec::new();
+    let mut finishes = Finishes::default();
     for index in 0..total {
         ramp.wait(index).await;
         let task = slot.run(index as u32, plan.schedule.phase_at(index));
         let finished = flushing_while(task, &mut ticker, observer).await?;
-        task_finished(observer, &participant.name, &finished, total)?;
-        records.push(finished.record);
+        task_finished(observer, &participant.name, finished, total, &mut finishes)?;
     }
-    Ok(records)
+    Ok(finishes)
 }
 
 async fn run_pool<F: SlotFactory>(
@@ -72,7 +70,7 @@ async fn run_pool<F: SlotFactory>(
     plan: &ExecPlan,
     slots: usize,
     observer: &mut dyn RunObserver,
-) -> Result<Vec<TaskRecord>> {
+) -> Result<Finishes> {
     let total = plan.schedule.len();
     let next_index = Arc::new(AtomicUsize::new(0));
     let ramp = Arc::new(Ramp::new(plan.stagger_delay_ms));
@@ -98,7 +96,7 @@ async fn run_pool<F: SlotFactory>(
     }
     let mut collect = tokio::time::interval(COLLECT_INTERVAL);
     let mut flush = flush_ticker();
-    let mut records = Vec::new();
+    let mut finishes = Finishes::default();
     loop {
         let all_done = tokio::select! {
             joined = workers.join_next() => match joined {
@@ -112,11 +110,10 @@ async fn run_pool<F: SlotFactory>(
         };
         let ready = std::mem::take(&mut *done.lock().unwrap_or_else(|e| e.into_inner()));
         for finished in ready {
-            task_finished(observer, &participant.name, &finished, total)?;
-            records.push(finished.record);
+            task_finished(observer, &participant.name, finished, total, &mut finishes)?;
         }
         if all_done {
-            return Ok(records);
+            return Ok(finishes);
         }
         if ticker_fired(&mut flush) {
             observer.observe(RunEvent::Flush)?;
@@ -159,7 +156,7 @@ mod tests {
         let fake = participant("a", &journal, takes(3));
         let plan = phased_plan(&[(Some("cold"), 2), (Some("warm"), 1)], 1, 0.0);
         let mut tape = Tape::default();
-        let records = run_participant(&fake, &plan, &mut tape).await.unwrap();
+        run_participant(&fake, &plan, &mut tape).await.unwrap();
 
         let ran: Vec<(u32, Option<String>)> = journal
             .ran()
@@ -172,7 +169,8 @@ mod tests {
             [(0, phase("cold")), (1, phase("cold")), (2, phase("warm"))]
         );
         assert_eq!(journal.slots_opened(), 1);
-        let tagged: Vec<_> = records
+        let tagged: Vec<_> = tape
+            .records_of("a")
             .iter()
             .map(|record| {
                 (
@@ -192,7 +190,7 @@ mod tests {
                 Seen::TaskFinished("a".into(), 0, 3),
                 Seen::TaskFinished("a".into(), 1, 3),
                 Seen::TaskFinished("a".into(), 2, 3),
-                Seen::ParticipantFinished("a".into(), vec![0, 1, 2]),
+                Seen::ParticipantFinished("a".into(), 3, 3),
             ]
         );
         let last_two: Vec<&Seen> = tape.events.iter().rev().take(2).map(|(_, s)| s).collect();
@@ -212,7 +210,7 @@ mod tests {
             fails: false,
         });
         let mut tape = Tape::default();
-        let records = run_participant(&fake, &plan(20, 3, 0.0), &mut tape)
+        run_participant(&fake, &plan(20, 3, 0.0), &mut tape)
             .await
             .unwrap();
 
@@ -232,11 +230,9 @@ mod tests {
             })
             .collect();
         assert_eq!(reported, finished, "observers see tasks as they finish");
-        let indexes: Vec<u32> = records.iter().map(|record| record.task_index).collect();
-        assert_eq!(indexes, all, "records come back in task order");
         assert_eq!(
             tape.without_flushes().last(),
-            Some(&Seen::ParticipantFinished("a".into(), all))
+            Some(&Seen::ParticipantFinished("a".into(), 20, 20))
         );
     }
 
@@ -308,9 +304,11 @@ mod tests {
             delay: ms(1),
             fails: index == 1,
         });
-        let records = run_participant(&fake, &plan(3, 1, 0.0), &mut Tape::default())
+        let mut tape = Tape::default();
+        run_participant(&fake, &plan(3, 1, 0.0), &mut tape)
             .await
             .unwrap();
+        let records = tape.records_of("a");
         let outcome: Vec<(Status, Option<&str>)> = records
             .iter()
             .map(|record| (record.status, record.error_code.as_deref()))
@@ -322,6 +320,10 @@ mod tests {
                 (Status::Error, Some("trap")),
                 (Status::Success, None)
             ]
+        );
+        assert_eq!(
+            tape.without_flushes().last(),
+            Some(&Seen::ParticipantFinished("a".into(), 3, 2))
         );
     }
 

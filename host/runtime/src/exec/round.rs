@@ -2,7 +2,7 @@
 //! once, started in participant order), with a fixed gap between rounds (spec §3.4).
 
 use super::pacing::{flush_ticker, flushing_while};
-use super::{task_finished, ExecPlan, ParticipantRun, RunRecords, SlotFactory, TaskRunner};
+use super::{task_finished, ExecPlan, Finishes, ParticipantRun, SlotFactory, TaskRunner};
 use crate::events::{Finished, RunEvent, RunObserver};
 use anyhow::Result;
 use std::sync::Arc;
@@ -10,12 +10,12 @@ use std::time::Duration;
 use tokio::sync::Semaphore;
 use tokio::task::JoinSet;
 
-/// Runs all rounds and returns every participant's records in config order.
+/// Runs all rounds, handing each finished task to the observer.
 pub async fn run_rounds<F: SlotFactory>(
     participants: &[ParticipantRun<F>],
     plan: &ExecPlan,
     observer: &mut dyn RunObserver,
-) -> Result<RunRecords> {
+) -> Result<()> {
     let rounds = plan.schedule.len();
     observer.observe(RunEvent::RoundsStarted {
         participants: participants.len(),
@@ -25,10 +25,7 @@ pub async fn run_rounds<F: SlotFactory>(
         .iter()
         .map(|participant| Some(participant.slots.open_slot()))
         .collect();
-    let mut records: RunRecords = participants
-        .iter()
-        .map(|participant| (participant.name.clone(), Vec::new()))
-        .collect();
+    let mut finishes = vec![Finishes::default(); participants.len()];
     let mut ticker = flush_ticker();
     let permits = Arc::new(Semaphore::new((plan.concurrency as usize).max(1)));
     for round in 0..rounds {
@@ -45,8 +42,8 @@ pub async fn run_rounds<F: SlotFactory>(
                     .expect("slots stay in place in sequential rounds");
                 let task = slot.run(round as u32, phase);
                 let finished = flushing_while(task, &mut ticker, observer).await?;
-                task_finished(observer, &participants[index].name, &finished, rounds)?;
-                records[index].1.push(finished.record);
+                let name = &participants[index].name;
+                task_finished(observer, name, finished, rounds, &mut finishes[index])?;
             }
             continue;
         }
@@ -67,19 +64,18 @@ pub async fn run_rounds<F: SlotFactory>(
         while let Some(joined) = flushing_while(running.join_next(), &mut ticker, observer).await? {
             let (index, slot, finished) = joined?;
             slots[index] = Some(slot);
-            task_finished(observer, &participants[index].name, &finished, rounds)?;
-            records[index].1.push(finished.record);
+            let name = &participants[index].name;
+            task_finished(observer, name, finished, rounds, &mut finishes[index])?;
         }
     }
     observer.observe(RunEvent::Flush)?;
-    for (index, participant) in participants.iter().enumerate() {
-        let failed = records[index].1.iter().any(|record| !record.is_success());
+    for (participant, finishes) in participants.iter().zip(finishes) {
         observer.observe(RunEvent::RoundParticipantFinished {
             participant: &participant.name,
-            failed,
+            failed: finishes.succeeded < finishes.tasks,
         })?;
     }
-    Ok(records)
+    Ok(())
 }
 
 #[cfg(test)]
@@ -116,7 +112,7 @@ mod tests {
         ];
         let plan = phased_plan(&[(Some("cold"), 1), (Some("warm"), 1)], 1, 0.0);
         let mut tape = Tape::default();
-        let records = run_rounds(&participants, &plan, &mut tape).await.unwrap();
+        run_rounds(&participants, &plan, &mut tape).await.unwrap();
 
         assert_eq!(
             journal.started(),
@@ -136,19 +132,14 @@ mod tests {
             [("a", 0), ("b", 1), ("c", 2), ("a", 0), ("b", 1), ("c", 2)],
             "each participant keeps its slot across rounds"
         );
-        let shape: Vec<(&str, Vec<u32>)> = records
-            .iter()
-            .map(|(name, records)| {
-                (
-                    name.as_str(),
-                    records.iter().map(|record| record.task_index).collect(),
-                )
-            })
-            .collect();
-        assert_eq!(
-            shape,
-            [("a", vec![0, 1]), ("b", vec![0, 1]), ("c", vec![0, 1])]
-        );
+        for name in ["a", "b", "c"] {
+            let indexes: Vec<u32> = tape
+                .records_of(name)
+                .iter()
+                .map(|record| record.task_index)
+                .collect();
+            assert_eq!(indexes, [0, 1], "{name}");
+        }
         let finished = |name: &str, index| Seen::TaskFinished(name.into(), index, 2);
         assert_eq!(
             tape.without_flushes(),
@@ -237,10 +228,10 @@ mod tests {
             }),
         ];
         let mut tape = Tape::default();
-        let records = run_rounds(&participants, &plan(2, 2, 0.0), &mut tape)
+        run_rounds(&participants, &plan(2, 2, 0.0), &mut tape)
             .await
             .unwrap();
-        assert_eq!(records[1].1[1].error_code.as_deref(), Some("trap"));
+        assert_eq!(tape.records_of("b")[1].error_code.as_deref(), Some("trap"));
         let endings: Vec<Seen> = tape
             .without_flushes()
             .into_iter()

@@ -7,6 +7,7 @@ use super::outcome::{build_record, TaskEnd, Timing};
 use super::{ExecPlan, ParticipantRun, SlotFactory, TaskRunner};
 use crate::events::{Finished, RunEvent, RunObserver};
 use crate::plan::Schedule;
+use crate::record::TaskRecord;
 use crate::sandbox::context::RecordedTask;
 use crate::sandbox::limits::StopCode;
 use anyhow::Result;
@@ -212,8 +213,8 @@ pub(crate) enum Seen {
     ParticipantStarted(String),
     /// The participant, the task index and the schedule length.
     TaskFinished(String, u32, usize),
-    /// The participant and the task indexes of its records.
-    ParticipantFinished(String, Vec<u32>),
+    /// The participant, its finished tasks and how many succeeded.
+    ParticipantFinished(String, usize, usize),
     /// Participants and rounds.
     RoundsStarted(usize, usize),
     /// The participant and whether it failed.
@@ -222,14 +223,28 @@ pub(crate) enum Seen {
     Flush,
 }
 
-/// An observer that keeps every event with the time it arrived.
+/// An observer that keeps every event with the time it arrived, and every record.
 #[derive(Debug, Default)]
 pub(crate) struct Tape {
     /// Every event, on tokio's clock.
     pub events: Vec<(Instant, Seen)>,
+    /// Every finished task's participant and record, in the order they were reported.
+    pub records: Vec<(String, TaskRecord)>,
 }
 
 impl Tape {
+    /// The records of one participant, sorted by task index.
+    pub(crate) fn records_of(&self, participant: &str) -> Vec<TaskRecord> {
+        let mut records: Vec<TaskRecord> = self
+            .records
+            .iter()
+            .filter(|(name, _)| name == participant)
+            .map(|(_, record)| record.clone())
+            .collect();
+        records.sort_by_key(|record| record.task_index);
+        records
+    }
+
     /// The events, flushes left out.
     pub(crate) fn without_flushes(&self) -> Vec<Seen> {
         self.events
@@ -259,14 +274,16 @@ impl RunObserver for Tape {
                 participant,
                 finished,
                 total,
-            } => Seen::TaskFinished(participant.into(), finished.record.task_index, total),
+            } => {
+                self.records
+                    .push((participant.into(), finished.record.clone()));
+                Seen::TaskFinished(participant.into(), finished.record.task_index, total)
+            }
             RunEvent::ParticipantFinished {
                 participant,
-                records,
-            } => Seen::ParticipantFinished(
-                participant.into(),
-                records.iter().map(|record| record.task_index).collect(),
-            ),
+                tasks,
+                succeeded,
+            } => Seen::ParticipantFinished(participant.into(), tasks, succeeded),
             RunEvent::RoundsStarted {
                 participants,
                 rounds,

@@ -243,7 +243,7 @@ impl Default for Origin {
 }
 
 /// How many tasks a run ran and how many of them failed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TaskCounts {
     /// Every record.
     pub total: u64,
@@ -252,12 +252,11 @@ pub struct TaskCounts {
 }
 
 impl TaskCounts {
-    /// The counts of every participant's records.
-    pub fn of(records: &[(String, Vec<TaskRecord>)]) -> Self {
-        let all = records.iter().flat_map(|(_, records)| records);
-        Self {
-            total: all.clone().count() as u64,
-            failed: all.filter(|record| !record.is_success()).count() as u64,
+    /// Counts one more record.
+    pub fn add(&mut self, record: &TaskRecord) {
+        self.total += 1;
+        if !record.is_success() {
+            self.failed += 1;
         }
     }
 }

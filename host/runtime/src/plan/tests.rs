@@ -662,7 +662,7 @@ fn a_manifest_missing_its_length_or_its_id_is_rejected() {
 }
 
 #[test]
-fn task_counts_count_every_participants_failures() {
+fn task_counts_count_every_record_and_its_failures() {
     let record = |status| TaskRecord {
         task_index: 0,
         status,
@@ -673,16 +673,12 @@ fn task_counts_count_every_participants_failures() {
         latency_ms: 1.0,
         steps: vec![],
     };
-    let records = vec![
-        (
-            "a".to_string(),
-            vec![record(Status::Success), record(Status::Error)],
-        ),
-        ("b".to_string(), vec![record(Status::Error)]),
-        ("c".to_string(), vec![]),
-    ];
+    let mut counts = TaskCounts::default();
+    for status in [Status::Success, Status::Error, Status::Error] {
+        counts.add(&record(status));
+    }
     assert_eq!(
-        TaskCounts::of(&records),
+        counts,
         TaskCounts {
             total: 3,
             failed: 2

@@ -130,9 +130,8 @@ impl Console {
     }
 
     /// `  Done: x/y succeeded.` and a blank line.
-    pub(crate) fn participant_done(&mut self, records: &[TaskRecord]) {
-        let ok = records.iter().filter(|record| record.is_success()).count();
-        self.line(&format!("  Done: {ok}/{} succeeded.", records.len()));
+    pub(crate) fn participant_done(&mut self, tasks: usize, succeeded: usize) {
+        self.line(&format!("  Done: {succeeded}/{tasks} succeeded."));
         self.line("");
         self.flush();
     }

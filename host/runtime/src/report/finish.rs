@@ -1,15 +1,16 @@
-//! How every run with results ends, and `bench report` too: summarize the records, print
-//! the summary table, write `summary.json`, the export files and the GitHub step summary,
-//! then apply the `--fail-under` gate.
+//! How every run with results ends, and `bench report` too: summarize the tally of the
+//! records, print the summary table, write `summary.json`, the export files and the GitHub
+//! step summary, then apply the `--fail-under` gate.
 
 use super::console::Console;
 use super::export::{markdown, ExportManager};
 use super::gate::{self, BELOW_BAR_EXIT};
+use super::results::RECORDS_NDJSON;
 use super::step_summary;
 use super::summary::Summary;
 use super::table::SummaryTable;
+use super::tally::RunTally;
 use crate::plan::RunManifest;
-use crate::record::TaskRecord;
 use anyhow::{Context as _, Result};
 use std::path::Path;
 use std::process::ExitCode;
@@ -18,9 +19,10 @@ use std::process::ExitCode;
 pub struct RunResults<'a> {
     /// The run's manifest (`run.json`).
     pub manifest: &'a RunManifest,
-    /// Every participant's records, in config order, each by task index.
-    pub records: &'a [(String, Vec<TaskRecord>)],
-    /// The results directory (`summary.json` goes there).
+    /// What the summary needs of every record.
+    pub tally: RunTally,
+    /// The results directory (its `records.ndjson` is read again by exports that list
+    /// every task; `summary.json` goes there).
     pub dir: &'a Path,
     /// The export files, already created.
     pub exports: &'a ExportManager,
@@ -31,15 +33,16 @@ pub struct RunResults<'a> {
 /// Summarizes, prints, writes and gates; returns the exit code (0, or 99 below the bar).
 /// A scoring spec whose weights do not sum to 1 is an error, as upstream's
 /// `ScoringSpecError` fails the run (the records are on disk by then).
-pub fn finish(console: &mut Console, results: &RunResults<'_>) -> Result<ExitCode> {
-    let summary = Summary::new(results.manifest, results.records)?;
+pub fn finish(console: &mut Console, results: RunResults<'_>) -> Result<ExitCode> {
+    let summary = Summary::new(results.manifest, results.tally)?;
     console.line("");
     console.line(&SummaryTable::of(&summary).render());
     console.flush();
     let path = results.dir.join("summary.json");
     std::fs::write(&path, summary.to_json_text())
         .with_context(|| format!("cannot write {}", path.display()))?;
-    results.exports.write_all(&summary, results.records)?;
+    let records = results.dir.join(RECORDS_NDJSON);
+    results.exports.write_all(&summary, &records)?;
     if let Some(path) = std::env::var_os("GITHUB_STEP_SUMMARY").filter(|path| !path.is_empty()) {
         match step_summary::append(Path::new(&path), &markdown(&summary)) {
             Ok(true) => {}

@@ -14,6 +14,7 @@ pub mod saved;
 pub(crate) mod step_summary;
 pub mod summary;
 pub mod table;
+pub mod tally;
 
 use crate::events::{RunEvent, RunObserver};
 use anyhow::Result;
@@ -43,10 +44,12 @@ impl RunObserver for RunReporter {
                 self.results.append(participant, finished)?;
                 self.console.task_line(participant, &finished.record, total);
             }
-            RunEvent::ParticipantFinished { records, .. } => {
+            RunEvent::ParticipantFinished {
+                tasks, succeeded, ..
+            } => {
                 // A write error here shows again at the run's final flush.
                 let _ = self.results.flush();
-                self.console.participant_done(records);
+                self.console.participant_done(tasks, succeeded);
             }
             RunEvent::RoundsStarted {
                 participants,

@@ -1,11 +1,13 @@
 //! The numbers of a run without `scoring`: per participant, its tasks, its success rate and
 //! the median/p95/p99 of task latency and of every numeric measure, over its successful
-//! records, with the same statistics as scoring (trimmed, nearest rank).
+//! records, with the same statistics as scoring (trimmed, nearest rank). They are gathered
+//! one record at a time ([`StatsCollector`]), so no record is kept.
 
 use crate::js;
 use crate::record::TaskRecord;
-use crate::scoring::{compute_stats, display_unit, samples_in, Stats, DEFAULT_TRIM};
+use crate::scoring::{compute_stats, display_unit, push_samples, RecordOrder, Stats, DEFAULT_TRIM};
 use serde_json::{json, Value};
+use std::collections::HashMap;
 
 /// Name of the task-latency metric.
 pub(crate) const LATENCY: &str = "latencyMs";
@@ -73,53 +75,133 @@ impl ParticipantStats {
     }
 }
 
-/// The plain numbers of every participant, in the given order. `display_metrics` is the
-/// config's `display.metrics`, consulted for units.
-pub(crate) fn participant_stats(
-    participants: &[(String, Vec<TaskRecord>)],
-    display_metrics: Option<&Value>,
-) -> Vec<ParticipantStats> {
-    participants
-        .iter()
-        .map(|(name, records)| {
-            let succeeded: Vec<&TaskRecord> = records
-                .iter()
-                .filter(|record| record.is_success())
-                .collect();
-            let mut samples = Samples::default();
-            for record in &succeeded {
-                samples.add(LATENCY, &[record.latency_ms]);
+/// Gathers one participant's plain numbers record by record (in any order): counts, the
+/// latency of its successful records, and one column of samples per measure name.
+#[derive(Debug, Default)]
+pub(crate) struct StatsCollector {
+    tasks: usize,
+    succeeded: usize,
+    latency: Vec<f64>,
+    measures: HashMap<String, Column>,
+    /// Reused to build `<step>.<key>` names.
+    step_key: String,
+}
+
+/// The samples of one measure name, and where the name first appeared.
+#[derive(Debug)]
+struct Column {
+    first: NamePosition,
+    samples: Vec<f64>,
+}
+
+/// Where a name appears: task-level measures (in record order, then key order) come before
+/// step measures (in record order, then step order, then key order), as if the successful
+/// records were read in task order, task data first, then every step.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum NamePosition {
+    Task(RecordOrder, usize),
+    Step(RecordOrder, usize, usize),
+}
+
+impl StatsCollector {
+    /// Counts one record; a successful one gives its latency and measures.
+    pub(crate) fn add(&mut self, record: &TaskRecord) {
+        let order = RecordOrder {
+            task_index: record.task_index,
+            arrival: self.tasks as u64,
+        };
+        self.tasks += 1;
+        if !record.is_success() {
+            return;
+        }
+        self.succeeded += 1;
+        self.latency.push(record.latency_ms);
+        for (position, (key, value)) in record.data.iter().flatten().enumerate() {
+            add_samples(
+                &mut self.measures,
+                key,
+                NamePosition::Task(order, position),
+                value,
+            );
+        }
+        for (step_position, step) in record.steps.iter().enumerate() {
+            for (position, (key, value)) in step.data.iter().flatten().enumerate() {
+                self.step_key.clear();
+                self.step_key.push_str(&step.name);
+                self.step_key.push('.');
+                self.step_key.push_str(key);
+                let at = NamePosition::Step(order, step_position, position);
+                add_samples(&mut self.measures, &self.step_key, at, value);
             }
-            for record in &succeeded {
-                for (key, value) in record.data.iter().flatten() {
-                    samples.add(key, &samples_in(value));
-                }
+        }
+    }
+
+    /// The participant's numbers: latency first, then every measure name in order of first
+    /// appearance. `display_metrics` is the config's `display.metrics`, consulted for units.
+    pub(crate) fn finish(
+        self,
+        participant: String,
+        display_metrics: Option<&Value>,
+    ) -> ParticipantStats {
+        let mut measures = self.measures;
+        let mut columns: Vec<(String, Vec<f64>)> = Vec::new();
+        if !self.latency.is_empty() {
+            // A measure called `latencyMs` joins the latency samples.
+            let mut latency = self.latency;
+            if let Some(column) = measures.remove(LATENCY) {
+                latency.extend(column.samples);
             }
-            for record in &succeeded {
-                for step in &record.steps {
-                    for (key, value) in step.data.iter().flatten() {
-                        samples.add(&format!("{}.{key}", step.name), &samples_in(value));
-                    }
-                }
-            }
-            let metrics = samples
-                .0
+            columns.push((LATENCY.to_owned(), latency));
+        }
+        let mut named: Vec<(String, Column)> = measures.into_iter().collect();
+        named.sort_by_key(|(_, column)| column.first);
+        columns.extend(
+            named
                 .into_iter()
-                .map(|(name, values)| MetricStats {
-                    unit: unit_of(&name, display_metrics),
-                    samples: values.len(),
-                    stats: compute_stats(&values, DEFAULT_TRIM),
-                    name,
-                })
-                .collect();
-            ParticipantStats {
-                participant: name.clone(),
-                tasks: records.len(),
-                succeeded: succeeded.len(),
-                metrics,
+                .map(|(name, column)| (name, column.samples)),
+        );
+        let metrics = columns
+            .into_iter()
+            .map(|(name, mut samples)| MetricStats {
+                unit: unit_of(&name, display_metrics),
+                samples: samples.len(),
+                stats: compute_stats(&mut samples, DEFAULT_TRIM),
+                name,
+            })
+            .collect();
+        ParticipantStats {
+            participant,
+            tasks: self.tasks,
+            succeeded: self.succeeded,
+            metrics,
+        }
+    }
+}
+
+/// Adds the samples of `value` to the column `name`; a name gets a column with its first
+/// sample and keeps the earliest position it was seen at.
+fn add_samples(
+    measures: &mut HashMap<String, Column>,
+    name: &str,
+    at: NamePosition,
+    value: &Value,
+) {
+    match measures.get_mut(name) {
+        Some(column) => {
+            let before = column.samples.len();
+            push_samples(value, &mut column.samples);
+            if column.samples.len() > before {
+                column.first = column.first.min(at);
             }
-        })
-        .collect()
+        }
+        None => {
+            let mut samples = Vec::new();
+            push_samples(value, &mut samples);
+            if !samples.is_empty() {
+                measures.insert(name.to_owned(), Column { first: at, samples });
+            }
+        }
+    }
 }
 
 fn unit_of(name: &str, display_metrics: Option<&Value>) -> String {
@@ -132,27 +214,18 @@ fn unit_of(name: &str, display_metrics: Option<&Value>) -> String {
         .to_owned()
 }
 
-/// Samples by metric name, in order of first appearance; names without samples are left
-/// out.
-#[derive(Default)]
-struct Samples(Vec<(String, Vec<f64>)>);
-
-impl Samples {
-    fn add(&mut self, name: &str, values: &[f64]) {
-        if values.is_empty() {
-            return;
-        }
-        match self.0.iter_mut().find(|(known, _)| known == name) {
-            Some((_, samples)) => samples.extend_from_slice(values),
-            None => self.0.push((name.to_owned(), values.to_vec())),
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::record::{Status, StepRecord};
+
+    fn stats_of(name: &str, records: &[TaskRecord], display: Option<&Value>) -> ParticipantStats {
+        let mut collector = StatsCollector::default();
+        for record in records {
+            collector.add(record);
+        }
+        collector.finish(name.into(), display)
+    }
 
     fn record(status: Status, latency_ms: f64, data: Value, step_data: Value) -> TaskRecord {
         TaskRecord {
@@ -196,8 +269,7 @@ mod tests {
             ),
         ];
         let display = json!([{"key": "bytes", "label": "Bytes", "unit": "B"}]);
-        let stats = participant_stats(&[("alpha".into(), records)], Some(&display));
-        let alpha = &stats[0];
+        let alpha = &stats_of("alpha", &records, Some(&display));
         assert_eq!((alpha.tasks, alpha.succeeded), (3, 2));
         let names: Vec<&str> = alpha.metrics.iter().map(|m| m.name.as_str()).collect();
         assert_eq!(
@@ -222,12 +294,47 @@ mod tests {
 
     #[test]
     fn a_participant_without_successes_has_no_metrics() {
-        let stats = participant_stats(&[("beta".into(), vec![])], None);
-        assert_eq!(stats[0].success_rate(), 0.0);
-        assert!(stats[0].metrics.is_empty());
+        let beta = stats_of("beta", &[], None);
+        assert_eq!(beta.success_rate(), 0.0);
+        assert!(beta.metrics.is_empty());
         assert_eq!(
-            stats[0].to_json().to_string(),
+            beta.to_json().to_string(),
             r#"{"participant":"beta","tasks":0,"succeeded":0,"successRate":0,"metrics":[]}"#
         );
+    }
+
+    #[test]
+    fn names_are_ordered_by_task_index_whatever_order_records_arrive_in() {
+        let at = |task_index, data: Value, step_data: Value| TaskRecord {
+            task_index,
+            ..record(Status::Success, task_index as f64, data, step_data)
+        };
+        let records = [
+            at(2, json!({"late": 1, "early": 5}), json!({"b": 1})),
+            at(
+                0,
+                json!({"early": 2, "latencyMs": 100}),
+                json!({"a": 1, "b": "no"}),
+            ),
+            at(1, json!({"late": "no", "mid": [3]}), json!({})),
+        ];
+        let stats = stats_of("p", &records, None);
+        let names: Vec<(&str, usize)> = stats
+            .metrics
+            .iter()
+            .map(|metric| (metric.name.as_str(), metric.samples))
+            .collect();
+        assert_eq!(
+            names,
+            [
+                (LATENCY, 4),
+                ("early", 2),
+                ("mid", 1),
+                ("late", 1),
+                ("create.a", 1),
+                ("create.b", 1)
+            ]
+        );
+        assert_eq!(stats.metrics[0].stats.p99, 100.0);
     }
 }

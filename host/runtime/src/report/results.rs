@@ -10,11 +10,14 @@ use anyhow::{Context as _, Result};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap};
 use std::fs::File;
-use std::io::{BufWriter, Write};
+use std::io::{BufRead, BufReader, BufWriter, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
 /// The run manifest's file name in a results directory.
 const RUN_JSON: &str = "run.json";
+
+/// The records file's name in a results directory.
+pub(crate) const RECORDS_NDJSON: &str = "records.ndjson";
 
 /// One line of `records.ndjson`: the participant, then the upstream record keys.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -67,13 +70,22 @@ const TRUNCATED: &str = "... (worker log truncated)";
 impl ResultsWriter {
     /// Creates the directory, its `logs/` folder and an empty `records.ndjson` up front, so a
     /// bad path fails before any task runs; each participant log holds at most
-    /// `max_log_bytes`.
+    /// `max_log_bytes`. A directory that already holds a run is refused: its records and logs
+    /// would be mixed with the new run's.
     pub fn create(dir: &Path, max_log_bytes: u64) -> Result<Self> {
+        Self::refuse_earlier_run(dir)?;
         std::fs::create_dir_all(dir.join("logs"))
             .with_context(|| format!("cannot create the results directory {}", dir.display()))?;
-        let records_path = dir.join("records.ndjson");
-        let records = File::create(&records_path)
-            .with_context(|| format!("cannot create {}", records_path.display()))?;
+        let records_path = dir.join(RECORDS_NDJSON);
+        let records = File::options()
+            .write(true)
+            .create_new(true)
+            .open(&records_path)
+            .map_err(|error| match error.kind() {
+                std::io::ErrorKind::AlreadyExists => earlier_run(dir),
+                _ => anyhow::Error::new(error)
+                    .context(format!("cannot create {}", records_path.display())),
+            })?;
         Ok(Self {
             dir: dir.to_owned(),
             records: BufWriter::new(records),
@@ -82,6 +94,17 @@ impl ResultsWriter {
             writes: 0,
             max_log_bytes,
         })
+    }
+
+    /// Fails when `dir` already holds a run (its `run.json` or `records.ndjson`).
+    pub fn refuse_earlier_run(dir: &Path) -> Result<()> {
+        if [RUN_JSON, RECORDS_NDJSON]
+            .iter()
+            .any(|name| dir.join(name).exists())
+        {
+            return Err(earlier_run(dir));
+        }
+        Ok(())
     }
 
     /// The directory.
@@ -188,6 +211,14 @@ impl ResultsWriter {
     }
 }
 
+/// The refusal of a results directory that holds a run.
+fn earlier_run(dir: &Path) -> anyhow::Error {
+    anyhow::anyhow!(
+        "the results directory {} already holds a run; choose another --out directory or remove it",
+        dir.display()
+    )
+}
+
 /// The stem of a participant's log file (`logs/<stem>.log`): the name itself when it is
 /// file-name safe and short, else a sanitised prefix and a hash, so distinct participants
 /// never share a file.
@@ -218,19 +249,78 @@ pub fn read_manifest(dir: &Path) -> Result<RunManifest> {
     serde_json::from_str(&text).with_context(|| format!("{} is not a run manifest", path.display()))
 }
 
-/// Reads `records.ndjson` back.
-pub(crate) fn read_records(dir: &Path) -> Result<Vec<RecordLine>> {
-    let path = dir.join("records.ndjson");
-    let text = std::fs::read_to_string(&path)
-        .with_context(|| format!("cannot read {}", path.display()))?;
-    text.lines()
-        .filter(|line| !line.trim().is_empty())
-        .enumerate()
-        .map(|(index, line)| {
-            serde_json::from_str(line)
-                .with_context(|| format!("{} line {} is not a record", path.display(), index + 1))
+/// A results directory's `records.ndjson`, read one line at a time (nothing is kept).
+pub(crate) struct RecordsFile {
+    path: PathBuf,
+    reader: BufReader<File>,
+    line: String,
+    /// Where the next line starts.
+    offset: u64,
+    /// The number of the line read last, counted from the start (until a seek).
+    line_number: usize,
+}
+
+impl RecordsFile {
+    /// Opens a records file (`<results dir>/records.ndjson`).
+    pub(crate) fn open(path: &Path) -> Result<Self> {
+        let path = path.to_owned();
+        let file = File::open(&path).with_context(|| format!("cannot read {}", path.display()))?;
+        Ok(Self {
+            path,
+            reader: BufReader::with_capacity(256 * 1024, file),
+            line: String::new(),
+            offset: 0,
+            line_number: 0,
         })
-        .collect()
+    }
+
+    /// The next record and the offset its line starts at; `None` at the end. Blank lines
+    /// are skipped.
+    pub(crate) fn next_record(&mut self) -> Result<Option<(u64, RecordLine)>> {
+        loop {
+            let start = self.offset;
+            if !self.read_line()? {
+                return Ok(None);
+            }
+            if !self.line.trim().is_empty() {
+                let record = serde_json::from_str(&self.line).with_context(|| {
+                    let path = self.path.display();
+                    format!("{path} line {} is not a record", self.line_number)
+                })?;
+                return Ok(Some((start, record)));
+            }
+        }
+    }
+
+    /// The record whose line starts at `offset` (one [`Self::next_record`] gave); reading
+    /// records in file order does not seek.
+    pub(crate) fn record_at(&mut self, offset: u64) -> Result<RecordLine> {
+        if offset != self.offset {
+            self.reader
+                .seek(SeekFrom::Start(offset))
+                .with_context(|| format!("cannot read {}", self.path.display()))?;
+            self.offset = offset;
+        }
+        if !self.read_line()? {
+            anyhow::bail!("{} ends before byte {offset}", self.path.display());
+        }
+        serde_json::from_str(&self.line).with_context(|| {
+            let path = self.path.display();
+            format!("{path} at byte {offset} is not a record")
+        })
+    }
+
+    /// Reads one line into `self.line`; false at the end of the file.
+    fn read_line(&mut self) -> Result<bool> {
+        self.line.clear();
+        let read = self
+            .reader
+            .read_line(&mut self.line)
+            .with_context(|| format!("cannot read {}", self.path.display()))?;
+        self.offset += read as u64;
+        self.line_number += 1;
+        Ok(read > 0)
+    }
 }
 
 #[cfg(test)]

@@ -1,15 +1,15 @@
-//! The summary of a run, built from its manifest (`run.json`) and its records alone, so a
-//! saved run summarizes to the same bytes as the live one.
+//! The summary of a run, built from its manifest (`run.json`) and the tally of its records
+//! alone ([`RunTally`]), so a saved run summarizes to the same bytes as the live one.
 //!
 //! With `scoring` it is upstream's run summary `{ run, results, scoring }` (spec §4.8) plus
 //! `percentileMethod`; without, `{ run, participants, percentileMethod }` with each
 //! participant's plain numbers.
 
 use super::origin;
-use super::participants::{participant_stats, ParticipantStats};
+use super::participants::ParticipantStats;
+use super::tally::{RunTally, Tallied};
 use crate::plan::RunManifest;
-use crate::record::TaskRecord;
-use crate::scoring::{score, scoring_config_to_spec, ScoringSpecError, SummaryRow};
+use crate::scoring::{score, ScoringSpecError, SummaryRow};
 use serde_json::{Map, Value};
 
 /// How percentiles are computed: nearest rank on the sorted samples, after trimming
@@ -44,26 +44,21 @@ pub struct Summary {
 }
 
 impl Summary {
-    /// Summarizes the records of a run (participants in config order, each participant's
-    /// records by task index) with the scoring, dimensions and display of its manifest.
-    /// A scoring spec whose weights do not sum to 1 is the only error.
-    pub fn new(
-        manifest: &RunManifest,
-        records: &[(String, Vec<TaskRecord>)],
-    ) -> Result<Self, ScoringSpecError> {
+    /// Summarizes the tally of a run's records (made for this manifest) with the scoring,
+    /// dimensions and display of its manifest. A scoring spec whose weights do not sum to 1
+    /// is the only error.
+    pub fn new(manifest: &RunManifest, tally: RunTally) -> Result<Self, ScoringSpecError> {
         let run_config = &manifest.run_config;
-        let display = manifest.display.as_ref();
-        let display_metrics = display.and_then(|display| display.get("metrics"));
-        let verdict = match &run_config.scoring {
-            Some(scoring) => {
-                let dimensions = run_config.dimensions.clone().map(Value::Object);
-                let spec = scoring_config_to_spec(scoring, dimensions.as_ref(), display);
-                Verdict::Scored {
-                    results: score(records, &spec, display_metrics)?,
-                    scoring: scoring.clone(),
-                }
-            }
-            None => Verdict::Unscored(participant_stats(records, display_metrics)),
+        let display_metrics = manifest
+            .display
+            .as_ref()
+            .and_then(|display| display.get("metrics"));
+        let verdict = match tally.into_tallied(display_metrics) {
+            Tallied::Scored(spec, samples) => Verdict::Scored {
+                results: score(samples, &spec, display_metrics)?,
+                scoring: run_config.scoring.clone().unwrap_or_default(),
+            },
+            Tallied::Unscored(participants) => Verdict::Unscored(participants),
         };
         Ok(Self {
             benchmark_slug: run_config.benchmark_slug.clone(),
@@ -85,6 +80,21 @@ impl Summary {
             }
         }
         rows
+    }
+
+    /// The participants, in summary order.
+    pub(crate) fn participant_names(&self) -> Vec<&str> {
+        match &self.verdict {
+            Verdict::Scored { .. } => self
+                .overall_rows()
+                .into_iter()
+                .map(|row| row.provider.as_str())
+                .collect(),
+            Verdict::Unscored(participants) => participants
+                .iter()
+                .map(|participant| participant.participant.as_str())
+                .collect(),
+        }
     }
 
     /// The `summary.json` object.
@@ -118,7 +128,7 @@ impl Summary {
 mod tests {
     use super::*;
     use crate::plan::test_manifest;
-    use crate::record::Status;
+    use crate::record::{Status, TaskRecord};
     use serde_json::json;
 
     fn record(index: u32, status: Status, data: Value) -> TaskRecord {
@@ -149,17 +159,19 @@ mod tests {
         test_manifest(run)
     }
 
-    fn records() -> Vec<(String, Vec<TaskRecord>)> {
-        vec![
-            (
-                "aws-s3".into(),
-                vec![
-                    record(0, Status::Success, json!({"size": "1MB", "uploadMs": 100})),
-                    record(1, Status::Success, json!({"size": "4MB", "uploadMs": 400})),
-                ],
-            ),
-            ("r2".into(), vec![record(0, Status::Error, json!({}))]),
-        ]
+    /// The tally of a few records of `manifest`'s run, arriving out of task order.
+    fn tally(manifest: &RunManifest) -> RunTally {
+        let mut tally = RunTally::new(manifest);
+        tally.add("r2", &record(0, Status::Error, json!({})));
+        tally.add(
+            "aws-s3",
+            &record(1, Status::Success, json!({"size": "4MB", "uploadMs": 400})),
+        );
+        tally.add(
+            "aws-s3",
+            &record(0, Status::Success, json!({"size": "1MB", "uploadMs": 100})),
+        );
+        tally
     }
 
     #[test]
@@ -167,7 +179,8 @@ mod tests {
         let scoring = json!({"groupBy": "size", "metrics": [
             {"key": "uploadMs", "unit": "ms", "ceiling": 1000, "weights": {"median": 1, "p95": 0, "p99": 0}}
         ]});
-        let summary = Summary::new(&manifest(Some(scoring.clone())), &records()).unwrap();
+        let manifest = manifest(Some(scoring.clone()));
+        let summary = Summary::new(&manifest, tally(&manifest)).unwrap();
         let json = summary.to_json();
         let keys: Vec<&String> = json.as_object().unwrap().keys().collect();
         assert_eq!(keys, ["run", "results", "scoring", "percentileMethod"]);
@@ -178,8 +191,25 @@ mod tests {
             json["results"][0].to_string(),
             r#"{"provider":"aws-s3","dimensions":{"region":"eu"},"metrics":[{"name":"uploadMs","unit":"ms","median":250,"p95":400,"p99":400}],"compositeScore":75,"successRate":1,"skipped":false}"#
         );
-        // aws-s3: all, 1MB, 4MB; r2: all (its only record has no size: one more row).
-        assert_eq!(json["results"].as_array().unwrap().len(), 5);
+        // aws-s3: all, 1MB, 4MB (task order); r2: all (its only record has no size: one more row).
+        let rows: Vec<(&str, &Value)> = json["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|row| (row["provider"].as_str().unwrap(), &row["dimensions"]))
+            .collect();
+        let eu = json!({"region": "eu"});
+        let sized = |size| json!({"region": "eu", "size": size});
+        assert_eq!(
+            rows,
+            [
+                ("aws-s3", &eu),
+                ("aws-s3", &sized("1MB")),
+                ("aws-s3", &sized("4MB")),
+                ("r2", &eu),
+                ("r2", &eu)
+            ]
+        );
         let overall: Vec<(&str, f64)> = summary
             .overall_rows()
             .iter()
@@ -191,7 +221,8 @@ mod tests {
 
     #[test]
     fn unscored_summary_lists_participants() {
-        let summary = Summary::new(&manifest(None), &records()).unwrap();
+        let manifest = manifest(None);
+        let summary = Summary::new(&manifest, tally(&manifest)).unwrap();
         let json = summary.to_json();
         let keys: Vec<&String> = json.as_object().unwrap().keys().collect();
         assert_eq!(keys, ["run", "participants", "percentileMethod"]);
@@ -205,7 +236,8 @@ mod tests {
         let scoring = json!({"metrics": [
             {"key": "ttiMs", "ceiling": 1000, "weights": {"median": 0.5, "p95": 0.2, "p99": 0.1}}
         ]});
-        let error = Summary::new(&manifest(Some(scoring)), &records()).unwrap_err();
+        let manifest = manifest(Some(scoring));
+        let error = Summary::new(&manifest, tally(&manifest)).unwrap_err();
         assert!(error
             .to_string()
             .starts_with("Scoring spec weights sum to 0.800, expected 1.0 (±0.01)."));

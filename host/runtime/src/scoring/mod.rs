@@ -1,14 +1,18 @@
-//! Scoring (spec §4): pure functions over task records.
+//! Scoring (spec §4): pure functions over the samples of task records.
 //!
 //! A [`ScoringSpec`] (built from a config's `scoring` object by [`scoring_config_to_spec`])
-//! is validated ([`validate_scoring_spec`]), then [`score`] turns each participant's records
-//! into [`SummaryRow`]s: per metric, the samples of the passing records are trimmed and
-//! summarized ([`compute_stats`]), each statistic is scored 0–100 ([`score_stat`]), and the
-//! weighted scores are summed and scaled by the success rate.
+//! says what to keep of each record: a [`SampleCollector`] per participant counts its
+//! records and keeps, per metric, the samples of the passing ones (and the same per group),
+//! as the records finish — no record is kept. The spec is validated
+//! ([`validate_scoring_spec`]), then [`score`] turns each participant's samples into
+//! [`SummaryRow`]s: per metric, the samples are trimmed and summarized ([`compute_stats`]),
+//! each statistic is scored 0–100 ([`score_stat`]), and the weighted scores are summed and
+//! scaled by the success rate.
 
 mod dimensions;
 mod group;
 mod row;
+mod samples;
 mod score;
 mod spec;
 mod stats;
@@ -18,9 +22,11 @@ mod units;
 mod validate;
 
 pub use row::{MetricSummary, SummaryRow};
+pub use samples::{GroupSamples, ParticipantSamples};
+pub(crate) use samples::{RecordOrder, SampleCollector};
 pub use score::score;
-pub(crate) use spec::scoring_config_to_spec;
+pub(crate) use spec::{scoring_config_to_spec, ScoringSpec};
 pub use stats::Stats;
-pub(crate) use stats::{compute_stats, samples_in, DEFAULT_TRIM};
+pub(crate) use stats::{compute_stats, push_samples, DEFAULT_TRIM};
 pub(crate) use units::display_unit;
 pub use validate::ScoringSpecError;

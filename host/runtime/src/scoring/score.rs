@@ -2,14 +2,13 @@
 //! per participant (and per group of its records) and scaled by the success rate.
 
 use super::dimensions;
-use super::group::group_by_data_value;
 use super::row::{MetricSummary, SummaryRow};
+use super::samples::{GroupSamples, ParticipantSamples};
 use super::spec::{MetricScoring, ScoringSpec};
-use super::stats::{collect_samples, compute_stats, Stats, DEFAULT_TRIM};
+use super::stats::{compute_stats, Stats, DEFAULT_TRIM};
 use super::units::display_unit;
 use super::validate::{validate_scoring_spec, ScoringSpecError};
 use crate::js;
-use crate::record::TaskRecord;
 use serde_json::{Map, Value};
 
 /// Scores one statistic. Higher is better: 0 at or below `floor` (default 0), 100 at or
@@ -45,14 +44,14 @@ fn weighted_metric_score(stats: &Stats, metric: &MetricScoring) -> f64 {
         + weights.p99 * score_stat(stats.p99, metric)
 }
 
-/// Scores every participant's records: after validating the spec (the only error), one row
+/// Scores every participant's samples: after validating the spec (the only error), one row
 /// over all of a participant's records, then — when the spec groups by a data field and
 /// the participant has records — one row per distinct value of that field, in order of
 /// first appearance (records lacking the field get a row whose dimensions equal the first
 /// row's, as upstream's). `display_metrics` is the config's `display.metrics` list,
 /// consulted for the unit of metrics that declare none.
 pub fn score(
-    participants: &[(String, Vec<TaskRecord>)],
+    participants: Vec<ParticipantSamples>,
     spec: &ScoringSpec,
     display_metrics: Option<&Value>,
 ) -> Result<Vec<SummaryRow>, ScoringSpecError> {
@@ -66,15 +65,15 @@ pub fn score(
             .unwrap_or_default(),
         display_metrics,
     };
-    let group_key = spec.group_by.as_deref().filter(|key| !key.is_empty());
+    let group_key = spec.group_key();
     let mut rows = Vec::new();
-    for (provider, records) in participants {
-        let all: Vec<&TaskRecord> = records.iter().collect();
-        rows.push(scorer.row(provider, &all, None));
+    for participant in participants {
+        let provider = participant.provider.as_str();
+        rows.push(scorer.row(provider, participant.all, None));
         if let Some(key) = group_key {
-            for group in group_by_data_value(records, key) {
-                let group_entry = group.value.map(|value| (key, value));
-                rows.push(scorer.row(provider, &group.records, group_entry));
+            for (value, group) in participant.groups {
+                let group_entry = value.as_ref().map(|value| (key, value));
+                rows.push(scorer.row(provider, group, group_entry));
             }
         }
     }
@@ -89,35 +88,29 @@ struct GroupScorer<'a> {
 }
 
 impl GroupScorer<'_> {
-    /// The summary row of `records`; `group_entry` is the grouping field and its value on a
-    /// grouped row.
+    /// The summary row of one group of records; `group_entry` is the grouping field and its
+    /// value on a grouped row.
     fn row(
         &self,
         provider: &str,
-        records: &[&TaskRecord],
+        group: GroupSamples,
         group_entry: Option<(&str, &Value)>,
     ) -> SummaryRow {
-        let passing: Vec<&TaskRecord> = records
-            .iter()
-            .copied()
-            .filter(|record| self.spec.passes(record))
-            .collect();
-        let success_rate = if records.is_empty() {
+        let success_rate = if group.records == 0 {
             0.0
         } else {
-            passing.len() as f64 / records.len() as f64
+            group.passing as f64 / group.records as f64
         };
 
         let mut metric_scores_sum = 0.0;
         let mut metrics = Vec::new();
-        for metric in &self.spec.metrics {
-            let samples = collect_samples(metric.data_key(), passing.iter().copied());
+        for (metric, mut samples) in self.spec.metrics.iter().zip(group.columns) {
             // Without samples a metric neither shows nor counts; the other weights are not
             // renormalized.
             if samples.is_empty() {
                 continue;
             }
-            let stats = compute_stats(&samples, metric.trim.unwrap_or(DEFAULT_TRIM));
+            let stats = compute_stats(&mut samples, metric.trim.unwrap_or(DEFAULT_TRIM));
             metric_scores_sum += weighted_metric_score(&stats, metric);
             metrics.push(MetricSummary {
                 name: metric.name.clone(),
@@ -143,7 +136,7 @@ impl GroupScorer<'_> {
             metrics,
             composite_score,
             success_rate,
-            skipped: records.is_empty(),
+            skipped: group.records == 0,
         }
     }
 
@@ -166,8 +159,9 @@ impl GroupScorer<'_> {
 mod tests {
     use super::*;
     use crate::record::Status;
+    use crate::record::TaskRecord;
     use crate::scoring::spec::scoring_config_to_spec;
-    use crate::scoring::test_support::{higher_is_better, lower_is_better, record};
+    use crate::scoring::test_support::{higher_is_better, lower_is_better, record, score_records};
     use serde_json::json;
 
     fn success(data: Value) -> TaskRecord {
@@ -186,7 +180,7 @@ mod tests {
     }
 
     fn score_one(records: Vec<TaskRecord>, spec: &ScoringSpec) -> Vec<SummaryRow> {
-        score(&[("p".to_owned(), records)], spec, None).expect("a valid spec")
+        score_records(&[("p".to_owned(), records)], spec, None).expect("a valid spec")
     }
 
     fn metric_summary(name: &str, unit: &str, [median, p95, p99]: [f64; 3]) -> MetricSummary {
@@ -259,7 +253,7 @@ mod tests {
             success(json!({"file_size": "1MB", "uploadMs": 100})),
             success(json!({"file_size": "4MB", "uploadMs": 400})),
         ];
-        let rows = score(&[("aws-s3".to_owned(), records)], &upload_spec(), None).unwrap();
+        let rows = score_records(&[("aws-s3".to_owned(), records)], &upload_spec(), None).unwrap();
         let expected_row = |dimensions: Value, stats: [f64; 3], composite_score: f64| SummaryRow {
             provider: "aws-s3".into(),
             dimensions: object(dimensions),
@@ -300,7 +294,8 @@ mod tests {
 
     #[test]
     fn sg3_a_participant_without_records_is_one_skipped_row() {
-        let rows = score(&[("aws-s3".to_owned(), Vec::new())], &upload_spec(), None).unwrap();
+        let rows =
+            score_records(&[("aws-s3".to_owned(), Vec::new())], &upload_spec(), None).unwrap();
         assert_eq!(
             rows,
             [SummaryRow {
@@ -367,7 +362,7 @@ mod tests {
                 vec![success(json!({"file_size": "1MB", "uploadMs": 100}))],
             ),
         ];
-        let rows = score(&participants, &spec, None).unwrap();
+        let rows = score_records(&participants, &spec, None).unwrap();
         let providers: Vec<&str> = rows.iter().map(|row| row.provider.as_str()).collect();
         assert_eq!(providers, ["b", "a"]);
     }
@@ -382,7 +377,8 @@ mod tests {
     fn duration_row(spec: &ScoringSpec) -> SummaryRow {
         let display_metrics = json!([{"key": "durationMs", "label": "Duration", "unit": "ms"}]);
         let records = vec![success(json!({"durationMs": 100}))];
-        let rows = score(&[("p".to_owned(), records)], spec, Some(&display_metrics)).unwrap();
+        let rows =
+            score_records(&[("p".to_owned(), records)], spec, Some(&display_metrics)).unwrap();
         rows.into_iter().next().expect("one row")
     }
 
@@ -439,7 +435,7 @@ mod tests {
             None,
             None,
         );
-        let rows = score(&[("tigris".to_owned(), tigris_records())], &spec, None).unwrap();
+        let rows = score_records(&[("tigris".to_owned(), tigris_records())], &spec, None).unwrap();
         assert_eq!(rows[0].success_rate, 0.5);
         assert_eq!(
             rows[0].metrics,
@@ -451,7 +447,7 @@ mod tests {
     #[test]
     fn sr2_without_a_success_rule_every_success_passes() {
         let spec = scoring_config_to_spec(&fork_config(None), None, None);
-        let rows = score(&[("tigris".to_owned(), tigris_records())], &spec, None).unwrap();
+        let rows = score_records(&[("tigris".to_owned(), tigris_records())], &spec, None).unwrap();
         assert_eq!(rows[0].success_rate, 1.0);
         assert_eq!(
             rows[0].metrics,
@@ -555,7 +551,7 @@ mod tests {
     #[test]
     fn an_invalid_spec_is_an_error() {
         let spec = spec(vec![lower_is_better("ttiMs", 1000.0, [0.5, 0.2, 0.1])]);
-        let error = score(&[], &spec, None).unwrap_err();
+        let error = score(Vec::new(), &spec, None).unwrap_err();
         assert!(error
             .to_string()
             .starts_with("Scoring spec weights sum to 0.800"));

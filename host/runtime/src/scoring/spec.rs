@@ -71,6 +71,12 @@ pub struct ScoringSpec {
 }
 
 impl ScoringSpec {
+    /// The data field records are grouped by, when the spec groups them (an empty name does
+    /// not group).
+    pub(crate) fn group_key(&self) -> Option<&str> {
+        self.group_by.as_deref().filter(|key| !key.is_empty())
+    }
+
     /// Whether a record counts as passing: its status is success and, when the spec
     /// requires data, every required field is present and strictly equal to its value.
     pub(crate) fn passes(&self, record: &TaskRecord) -> bool {

@@ -1,7 +1,6 @@
 //! Samples and summary statistics (spec §4.2, §4.3): finite numbers gathered from record
 //! data, a symmetric trim, the median and nearest-rank percentiles.
 
-use crate::record::TaskRecord;
 use serde_json::Value;
 use std::cmp::Ordering;
 
@@ -19,28 +18,13 @@ pub struct Stats {
     pub p99: f64,
 }
 
-/// Gathers the samples stored under `data_key` in the records' data, in record order: a
-/// number is one sample, an array contributes each of its number elements, anything else
-/// (strings, booleans, null, objects, an absent key) contributes nothing.
-pub(crate) fn collect_samples<'a>(
-    data_key: &str,
-    records: impl IntoIterator<Item = &'a TaskRecord>,
-) -> Vec<f64> {
-    let mut samples = Vec::new();
-    for record in records {
-        if let Some(value) = record.data.as_ref().and_then(|data| data.get(data_key)) {
-            samples.extend(samples_in(value));
-        }
-    }
-    samples
-}
-
-/// The samples one data value holds: a finite number is one sample, an array gives each of
-/// its finite number elements, anything else gives none.
-pub(crate) fn samples_in(value: &Value) -> Vec<f64> {
+/// Appends the samples one data value holds to `out`: a finite number is one sample, an
+/// array gives each of its finite number elements, anything else (strings, booleans, null,
+/// objects) gives none.
+pub(crate) fn push_samples(value: &Value, out: &mut Vec<f64>) {
     match value {
-        Value::Array(items) => items.iter().filter_map(finite_number).collect(),
-        value => finite_number(value).into_iter().collect(),
+        Value::Array(items) => out.extend(items.iter().filter_map(finite_number)),
+        value => out.extend(finite_number(value)),
     }
 }
 
@@ -48,21 +32,20 @@ fn finite_number(value: &Value) -> Option<f64> {
     value.as_f64().filter(|x| x.is_finite())
 }
 
-/// Sorts the samples, drops `floor(n × trim)` of them from each end (only when that leaves
-/// at least one), and returns the median and the nearest-rank p95 and p99 of what is kept.
-/// No samples give all zeros.
-pub(crate) fn compute_stats(values: &[f64], trim: f64) -> Stats {
-    if values.is_empty() {
+/// Sorts the samples in place, drops `floor(n × trim)` of them from each end (only when
+/// that leaves at least one), and returns the median and the nearest-rank p95 and p99 of
+/// what is kept. No samples give all zeros.
+pub(crate) fn compute_stats(samples: &mut [f64], trim: f64) -> Stats {
+    if samples.is_empty() {
         return Stats {
             median: 0.0,
             p95: 0.0,
             p99: 0.0,
         };
     }
-    let mut sorted = values.to_vec();
     // Stable, with ±0 comparing equal, as JavaScript's `sort((a, b) => a - b)`.
-    sorted.sort_by(|a, b| a.partial_cmp(b).unwrap_or(Ordering::Equal));
-    let kept = trimmed(&sorted, trim);
+    samples.sort_by(|a, b| a.partial_cmp(b).unwrap_or(Ordering::Equal));
+    let kept = trimmed(samples, trim);
     Stats {
         median: median(kept),
         p95: percentile(kept, 95.0),
@@ -128,7 +111,7 @@ mod tests {
             (100, 50.5, 91.0, 95.0),
         ];
         for (n, median, p95, p99) in table {
-            let stats = compute_stats(&one_to(n), DEFAULT_TRIM);
+            let stats = compute_stats(&mut one_to(n), DEFAULT_TRIM);
             assert_eq!(stats, Stats { median, p95, p99 }, "n = {n}");
         }
     }
@@ -151,7 +134,7 @@ mod tests {
 
     #[test]
     fn unsorted_input_is_sorted_first() {
-        let stats = compute_stats(&[500.0, 100.0, 300.0, 200.0, 400.0], DEFAULT_TRIM);
+        let stats = compute_stats(&mut [500.0, 100.0, 300.0, 200.0, 400.0], DEFAULT_TRIM);
         assert_eq!(
             stats,
             Stats {
@@ -165,7 +148,7 @@ mod tests {
     #[test]
     fn no_samples_give_zeros() {
         assert_eq!(
-            compute_stats(&[], DEFAULT_TRIM),
+            compute_stats(&mut [], DEFAULT_TRIM),
             Stats {
                 median: 0.0,
                 p95: 0.0,
@@ -190,6 +173,12 @@ mod tests {
             record(Status::Success, Value::Null),
             record(Status::Success, json!({"ms": 10.25})),
         ];
-        assert_eq!(collect_samples("ms", &records), vec![5.0, 1.5, 3.0, 10.25]);
+        let mut samples = Vec::new();
+        for data in records.iter().filter_map(|record| record.data.as_ref()) {
+            if let Some(value) = data.get("ms") {
+                push_samples(value, &mut samples);
+            }
+        }
+        assert_eq!(samples, vec![5.0, 1.5, 3.0, 10.25]);
     }
 }

@@ -1,8 +1,31 @@
 //! Builders shared by the scoring tests.
 
-use super::spec::{MetricScoring, Weights};
+use super::row::SummaryRow;
+use super::samples::SampleCollector;
+use super::spec::{MetricScoring, ScoringSpec, Weights};
+use super::validate::ScoringSpecError;
 use crate::record::{Status, TaskRecord};
 use serde_json::Value;
+
+/// [`score`](super::score) over every participant's records, each gathered by a
+/// [`SampleCollector`] in the order given.
+pub(super) fn score_records(
+    participants: &[(String, Vec<TaskRecord>)],
+    spec: &ScoringSpec,
+    display_metrics: Option<&Value>,
+) -> Result<Vec<SummaryRow>, ScoringSpecError> {
+    let samples = participants
+        .iter()
+        .map(|(provider, records)| {
+            let mut collector = SampleCollector::new(spec);
+            for record in records {
+                collector.add(spec, record);
+            }
+            collector.finish(provider.clone())
+        })
+        .collect();
+    super::score(samples, spec, display_metrics)
+}
 
 /// A task record with the given status and data (`data` that is not an object: no data).
 pub(super) fn record(status: Status, data: Value) -> TaskRecord {

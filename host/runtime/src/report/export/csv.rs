@@ -7,21 +7,18 @@
 
 use super::Exporter;
 use crate::js;
-use crate::record::TaskRecord;
 use crate::report::summary::{Summary, Verdict};
 use anyhow::Result;
 use serde_json::Value;
+use std::io::Write;
+use std::path::Path;
 
 /// Writes the summary as CSV.
 pub(super) struct CsvExporter;
 
 impl Exporter for CsvExporter {
-    fn serialize(
-        &self,
-        summary: &Summary,
-        _records: &[(String, Vec<TaskRecord>)],
-    ) -> Result<Vec<u8>> {
-        let mut out = ::csv::Writer::from_writer(Vec::new());
+    fn write(&self, summary: &Summary, _records: &Path, out: &mut dyn Write) -> Result<()> {
+        let mut out = ::csv::Writer::from_writer(out);
         let number = js::number_to_string;
         match &summary.verdict {
             Verdict::Scored { results, .. } => {
@@ -102,7 +99,8 @@ impl Exporter for CsvExporter {
                 }
             }
         }
-        Ok(out.into_inner()?)
+        out.flush()?;
+        Ok(())
     }
 }
 
@@ -155,7 +153,11 @@ mod tests {
                 scoring: json!({}),
             },
         };
-        let text = String::from_utf8(CsvExporter.serialize(&summary, &[]).unwrap()).unwrap();
+        let mut bytes = Vec::new();
+        CsvExporter
+            .write(&summary, Path::new("unused"), &mut bytes)
+            .unwrap();
+        let text = String::from_utf8(bytes).unwrap();
         assert_eq!(
             text,
             "participant,dimensions,metric,unit,median,p95,p99,success_rate,composite_score\n\

@@ -7,65 +7,107 @@
 use super::Exporter;
 use crate::js;
 use crate::record::TaskRecord;
+use crate::report::results::RecordsFile;
 use crate::report::summary::Summary;
 use anyhow::Result;
-use std::fmt::Write as _;
+use std::collections::HashMap;
+use std::io::Write;
+use std::path::Path;
 
 /// Writes the records as JUnit XML.
 pub(super) struct JunitExporter;
 
+/// Where one record's line is and what the suite totals need of it.
+#[derive(Debug, Clone, Copy)]
+struct Entry {
+    task_index: u32,
+    failed: bool,
+    latency_ms: f64,
+    offset: u64,
+}
+
 impl Exporter for JunitExporter {
-    fn serialize(
-        &self,
-        summary: &Summary,
-        records: &[(String, Vec<TaskRecord>)],
-    ) -> Result<Vec<u8>> {
-        let all = records.iter().flat_map(|(_, records)| records);
+    /// Reads `records.ndjson` twice: once for an index of every record (24 bytes each,
+    /// sorted by task index per participant), then each record again while writing its
+    /// test case.
+    fn write(&self, summary: &Summary, records: &Path, out: &mut dyn Write) -> Result<()> {
+        let mut file = RecordsFile::open(records)?;
+        let mut names: Vec<String> = summary
+            .participant_names()
+            .into_iter()
+            .map(str::to_owned)
+            .collect();
+        let mut index_by_name: HashMap<String, usize> = names
+            .iter()
+            .enumerate()
+            .map(|(index, name)| (name.clone(), index))
+            .collect();
+        let mut suites: Vec<Vec<Entry>> = vec![Vec::new(); names.len()];
+        while let Some((offset, line)) = file.next_record()? {
+            let suite = *index_by_name
+                .entry(line.participant.clone())
+                .or_insert_with(|| {
+                    names.push(line.participant.clone());
+                    suites.push(Vec::new());
+                    suites.len() - 1
+                });
+            suites[suite].push(Entry {
+                task_index: line.record.task_index,
+                failed: !line.record.is_success(),
+                latency_ms: line.record.latency_ms,
+                offset,
+            });
+        }
+        for entries in &mut suites {
+            entries.sort_by_key(|entry| entry.task_index);
+        }
+        let all = suites.iter().flatten();
         let overall = summary.overall_rows();
-        let mut xml = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
-        let _ = writeln!(
-            xml,
+        writeln!(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>")?;
+        writeln!(
+            out,
             "<testsuites name=\"{}\" tests=\"{}\" failures=\"{}\" time=\"{}\">",
             escape(&summary.benchmark_name),
             all.clone().count(),
-            all.clone().filter(|record| !record.is_success()).count(),
-            seconds(all.map(|record| record.latency_ms).sum()),
-        );
-        for (participant, records) in records {
-            let _ = writeln!(
-                xml,
+            all.clone().filter(|entry| entry.failed).count(),
+            seconds(all.map(|entry| entry.latency_ms).sum()),
+        )?;
+        for (participant, entries) in names.iter().zip(&suites) {
+            writeln!(
+                out,
                 "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"0\" skipped=\"0\" time=\"{}\">",
                 escape(participant),
-                records.len(),
-                records.iter().filter(|record| !record.is_success()).count(),
-                seconds(records.iter().map(|record| record.latency_ms).sum()),
-            );
+                entries.len(),
+                entries.iter().filter(|entry| entry.failed).count(),
+                seconds(entries.iter().map(|entry| entry.latency_ms).sum()),
+            )?;
             if let Some(row) = overall.iter().find(|row| &row.provider == participant) {
-                xml.push_str("    <properties>\n");
+                writeln!(out, "    <properties>")?;
                 for (name, value) in [
                     ("compositeScore", row.composite_score),
                     ("successRate", row.success_rate),
                 ] {
-                    let _ = writeln!(
-                        xml,
+                    writeln!(
+                        out,
                         "      <property name=\"{name}\" value=\"{}\"/>",
                         js::number_to_string(value)
-                    );
+                    )?;
                 }
-                xml.push_str("    </properties>\n");
+                writeln!(out, "    </properties>")?;
             }
             let class = escape(&format!("{}.{participant}", summary.benchmark_slug));
-            for record in records {
-                test_case(&mut xml, &class, record);
+            for entry in entries {
+                let line = file.record_at(entry.offset)?;
+                test_case(out, &class, &line.record)?;
             }
-            xml.push_str("  </testsuite>\n");
+            writeln!(out, "  </testsuite>")?;
         }
-        xml.push_str("</testsuites>\n");
-        Ok(xml.into_bytes())
+        writeln!(out, "</testsuites>")?;
+        Ok(())
     }
 }
 
-fn test_case(xml: &mut String, class: &str, record: &TaskRecord) {
+fn test_case(out: &mut dyn Write, class: &str, record: &TaskRecord) -> Result<()> {
     let phase = record
         .data
         .as_ref()
@@ -75,15 +117,15 @@ fn test_case(xml: &mut String, class: &str, record: &TaskRecord) {
         Some(phase) => format!("task {} ({phase})", record.task_index),
         None => format!("task {}", record.task_index),
     };
-    let _ = write!(
-        xml,
+    write!(
+        out,
         "    <testcase name=\"{}\" classname=\"{class}\" time=\"{}\"",
         escape(&name),
         seconds(record.latency_ms)
-    );
+    )?;
     if record.is_success() {
-        xml.push_str("/>\n");
-        return;
+        writeln!(out, "/>")?;
+        return Ok(());
     }
     let message = record
         .data
@@ -92,13 +134,14 @@ fn test_case(xml: &mut String, class: &str, record: &TaskRecord) {
         .and_then(|message| message.as_str())
         .unwrap_or_else(|| record.error_label());
     let text = serde_json::to_string(record).unwrap_or_default();
-    let _ = write!(
-        xml,
+    write!(
+        out,
         ">\n      <failure type=\"{}\" message=\"{}\">{}</failure>\n    </testcase>\n",
         escape(record.error_label()),
         escape(message),
         escape(&text)
-    );
+    )?;
+    Ok(())
 }
 
 fn seconds(ms: f64) -> String {
@@ -128,8 +171,31 @@ mod tests {
     use super::*;
     use crate::record::Status;
     use crate::report::participants::ParticipantStats;
+    use crate::report::results::RecordLine;
     use crate::report::summary::Verdict;
     use serde_json::json;
+
+    /// The JUnit XML of `summary` over a records file holding `lines`, in that order.
+    fn junit(summary: &Summary, lines: Vec<(&str, TaskRecord)>) -> String {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("records.ndjson");
+        let mut text = String::new();
+        for (participant, record) in lines {
+            let participant = participant.to_owned();
+            text.push_str(
+                &serde_json::to_string(&RecordLine {
+                    participant,
+                    record,
+                })
+                .unwrap(),
+            );
+            text.push('\n');
+        }
+        std::fs::write(&path, text).unwrap();
+        let mut xml = Vec::new();
+        JunitExporter.write(summary, &path, &mut xml).unwrap();
+        String::from_utf8(xml).unwrap()
+    }
 
     #[test]
     fn failures_carry_code_and_message_and_text_is_escaped() {
@@ -154,19 +220,22 @@ mod tests {
             latency_ms: 1500.0,
             steps: vec![],
         };
-        let records = vec![(
-            "p".to_string(),
+        let failed = record(
+            1,
+            Status::Error,
+            Some("trap"),
+            json!({"errorMessage": "bad \"<x>\"\u{1}"}),
+        );
+        let xml = junit(
+            &summary,
             vec![
-                record(0, Status::Success, None, json!({"phase": "cold"})),
-                record(
-                    1,
-                    Status::Error,
-                    Some("trap"),
-                    json!({"errorMessage": "bad \"<x>\"\u{1}"}),
+                ("p", failed),
+                (
+                    "p",
+                    record(0, Status::Success, None, json!({"phase": "cold"})),
                 ),
             ],
-        )];
-        let xml = String::from_utf8(JunitExporter.serialize(&summary, &records).unwrap()).unwrap();
+        );
         assert!(
             xml.contains(r#"<testsuites name="Q&amp;A" tests="2" failures="1" time="3">"#),
             "{xml}"
@@ -178,5 +247,60 @@ mod tests {
         let failure = "<failure type=\"trap\" message=\"bad &quot;&lt;x&gt;&quot;\u{FFFD}\">";
         assert!(xml.contains(failure), "{xml}");
         assert!(!xml.contains("<properties>"));
+    }
+
+    #[test]
+    fn suites_follow_the_summary_and_cases_the_task_order() {
+        let stats = |participant: &str| ParticipantStats {
+            participant: participant.into(),
+            tasks: 0,
+            succeeded: 0,
+            metrics: vec![],
+        };
+        let summary = Summary {
+            benchmark_slug: "s".into(),
+            benchmark_name: "S".into(),
+            run: json!({}),
+            verdict: Verdict::Unscored(vec![stats("b"), stats("a"), stats("idle")]),
+        };
+        let record = |index| TaskRecord {
+            task_index: index,
+            status: Status::Success,
+            started_at: "a".into(),
+            error_code: None,
+            data: None,
+            completed_at: "b".into(),
+            latency_ms: 250.0,
+            steps: vec![],
+        };
+        let xml = junit(
+            &summary,
+            vec![
+                ("a", record(2)),
+                ("b", record(1)),
+                ("a", record(0)),
+                ("x", record(0)),
+                ("b", record(0)),
+                ("a", record(1)),
+            ],
+        );
+        let outline: Vec<&str> = xml
+            .lines()
+            .filter_map(|line| {
+                let name = line.split("name=\"").nth(1)?;
+                Some(&name[..name.find('"')?])
+            })
+            .collect();
+        assert_eq!(
+            outline,
+            [
+                "S", "b", "task 0", "task 1", "a", "task 0", "task 1", "task 2", "idle", "x",
+                "task 0"
+            ]
+        );
+        assert!(xml.contains(r#"<testsuites name="S" tests="6" failures="0" time="1.5">"#));
+        assert!(xml.contains(
+            r#"<testsuite name="idle" tests="0" failures="0" errors="0" skipped="0" time="0">"#
+        ));
     }
 }

@@ -2,21 +2,18 @@
 //! the summary table, and a note on how percentiles are computed.
 
 use super::Exporter;
-use crate::record::TaskRecord;
 use crate::report::summary::{Summary, PERCENTILE_METHOD};
 use crate::report::table::SummaryTable;
 use anyhow::Result;
+use std::io::Write;
+use std::path::Path;
 
 /// Writes the summary as Markdown.
 pub(super) struct MarkdownExporter;
 
 impl Exporter for MarkdownExporter {
-    fn serialize(
-        &self,
-        summary: &Summary,
-        _records: &[(String, Vec<TaskRecord>)],
-    ) -> Result<Vec<u8>> {
-        Ok(markdown(summary).into_bytes())
+    fn write(&self, summary: &Summary, _records: &Path, out: &mut dyn Write) -> Result<()> {
+        Ok(out.write_all(markdown(summary).as_bytes())?)
     }
 }
 

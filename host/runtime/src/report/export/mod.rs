@@ -1,6 +1,8 @@
 //! Exports of a run's summary to files, one format per file behind one trait. Every export
 //! file is created before the run starts, so a bad path fails in the first second rather
-//! than after the last task; the content is written at the end.
+//! than after the last task; the content is written at the end, straight to the file.
+//! Formats that list every task (JUnit) read the records back from `records.ndjson`, as
+//! `bench report` does, so no record is kept in memory for them.
 
 mod csv;
 mod json;
@@ -10,19 +12,15 @@ mod markdown;
 pub use markdown::markdown;
 
 use super::summary::Summary;
-use crate::record::TaskRecord;
 use anyhow::{Context as _, Result};
 use std::fs::File;
-use std::path::PathBuf;
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
 
-/// Turns a run's summary (and its records) into the bytes of one export format.
+/// Writes a run's summary (and, for some formats, its records) in one export format.
 trait Exporter {
-    /// The file content.
-    fn serialize(
-        &self,
-        summary: &Summary,
-        records: &[(String, Vec<TaskRecord>)],
-    ) -> Result<Vec<u8>>;
+    /// Writes the file content to `out`; `records` is the run's `records.ndjson`.
+    fn write(&self, summary: &Summary, records: &Path, out: &mut dyn Write) -> Result<()>;
 }
 
 /// The export files asked for (`--export-json FILE`, `--export-csv FILE`,
@@ -67,16 +65,16 @@ impl ExportManager {
         Ok(Self { exports })
     }
 
-    /// Writes every export file.
-    pub fn write_all(
-        &self,
-        summary: &Summary,
-        records: &[(String, Vec<TaskRecord>)],
-    ) -> Result<()> {
+    /// Writes every export file; `records` is the run's `records.ndjson`.
+    pub fn write_all(&self, summary: &Summary, records: &Path) -> Result<()> {
         for (exporter, path) in &self.exports {
-            let bytes = exporter.serialize(summary, records)?;
-            std::fs::write(path, bytes)
-                .with_context(|| format!("cannot write export file {}", path.display()))?;
+            let cannot_write = || format!("cannot write export file {}", path.display());
+            let file = File::create(path).with_context(cannot_write)?;
+            let mut out = BufWriter::new(file);
+            exporter
+                .write(summary, records, &mut out)
+                .with_context(cannot_write)?;
+            out.flush().with_context(cannot_write)?;
         }
         Ok(())
     }

@@ -1,0 +1,197 @@
+//! What the summary keeps of a run's records, taken from each record as it finishes (or as
+//! `bench report` reads it back), so that no record stays in memory: per participant, its
+//! counts and one column of `f64` samples per metric — the spec's metrics (and per group)
+//! when the run is scored, task latency and every numeric measure when it is not.
+
+use super::participants::{ParticipantStats, StatsCollector};
+use crate::events::{RunEvent, RunObserver};
+use crate::plan::{RunManifest, TaskCounts};
+use crate::record::TaskRecord;
+use crate::scoring::{scoring_config_to_spec, ParticipantSamples, SampleCollector, ScoringSpec};
+use anyhow::Result;
+use serde_json::Value;
+use std::collections::HashMap;
+
+/// A run's records, reduced to what its summary needs.
+#[derive(Debug)]
+pub struct RunTally {
+    /// Participant names, in summary order.
+    names: Vec<String>,
+    index_by_name: HashMap<String, usize>,
+    /// One collector per name.
+    collectors: Collectors,
+    counts: TaskCounts,
+}
+
+#[derive(Debug)]
+enum Collectors {
+    Scored(ScoringSpec, Vec<SampleCollector>),
+    Unscored(Vec<StatsCollector>),
+}
+
+/// What a tally turns into: the samples to score, or each participant's plain numbers.
+pub(crate) enum Tallied {
+    /// The run declares `scoring`: the spec and every participant's samples.
+    Scored(ScoringSpec, Vec<ParticipantSamples>),
+    /// No `scoring`.
+    Unscored(Vec<ParticipantStats>),
+}
+
+impl RunTally {
+    /// An empty tally for the run of `manifest`: its participants (in its order) have no
+    /// records yet; with `scoring`, only the spec's metrics are kept.
+    pub fn new(manifest: &RunManifest) -> Self {
+        let run_config = &manifest.run_config;
+        let collectors = match &run_config.scoring {
+            Some(scoring) => {
+                let dimensions = run_config.dimensions.clone().map(Value::Object);
+                let display = manifest.display.as_ref();
+                let spec = scoring_config_to_spec(scoring, dimensions.as_ref(), display);
+                Collectors::Scored(spec, Vec::new())
+            }
+            None => Collectors::Unscored(Vec::new()),
+        };
+        let mut tally = Self {
+            names: Vec::new(),
+            index_by_name: HashMap::new(),
+            collectors,
+            counts: TaskCounts::default(),
+        };
+        for name in &run_config.participants {
+            tally.participant(name);
+        }
+        tally
+    }
+
+    /// Takes what the summary needs from one record of `participant` (a name the manifest
+    /// does not list joins after the others). Records may come in any order.
+    pub fn add(&mut self, participant: &str, record: &TaskRecord) {
+        self.counts.add(record);
+        let index = self.participant(participant);
+        match &mut self.collectors {
+            Collectors::Scored(spec, collectors) => collectors[index].add(spec, record),
+            Collectors::Unscored(collectors) => collectors[index].add(record),
+        }
+    }
+
+    /// How many records there were, and how many failed.
+    pub fn task_counts(&self) -> TaskCounts {
+        self.counts
+    }
+
+    /// The samples or plain numbers of every participant, in order; `display_metrics` is
+    /// the config's `display.metrics`, consulted for units.
+    pub(crate) fn into_tallied(self, display_metrics: Option<&Value>) -> Tallied {
+        let names = self.names.into_iter();
+        match self.collectors {
+            Collectors::Scored(spec, collectors) => {
+                let samples = names
+                    .zip(collectors)
+                    .map(|(name, collector)| collector.finish(name))
+                    .collect();
+                Tallied::Scored(spec, samples)
+            }
+            Collectors::Unscored(collectors) => Tallied::Unscored(
+                names
+                    .zip(collectors)
+                    .map(|(name, collector)| collector.finish(name, display_metrics))
+                    .collect(),
+            ),
+        }
+    }
+
+    /// The index of `name`, added at the end when it is new.
+    fn participant(&mut self, name: &str) -> usize {
+        if let Some(&index) = self.index_by_name.get(name) {
+            return index;
+        }
+        match &mut self.collectors {
+            Collectors::Scored(spec, collectors) => collectors.push(SampleCollector::new(spec)),
+            Collectors::Unscored(collectors) => collectors.push(StatsCollector::default()),
+        }
+        self.names.push(name.to_owned());
+        self.index_by_name
+            .insert(name.to_owned(), self.names.len() - 1);
+        self.names.len() - 1
+    }
+}
+
+impl RunObserver for RunTally {
+    fn observe(&mut self, event: RunEvent<'_>) -> Result<()> {
+        if let RunEvent::TaskFinished {
+            participant,
+            finished,
+            ..
+        } = event
+        {
+            self.add(participant, &finished.record);
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::plan::test_manifest;
+    use crate::record::Status;
+    use serde_json::json;
+
+    fn record(task_index: u32, status: Status) -> TaskRecord {
+        TaskRecord {
+            task_index,
+            status,
+            started_at: String::new(),
+            error_code: None,
+            data: None,
+            completed_at: String::new(),
+            latency_ms: f64::from(task_index),
+            steps: vec![],
+        }
+    }
+
+    #[test]
+    fn participants_keep_the_manifest_order_then_the_order_they_appear_in() {
+        let manifest = test_manifest(json!({"participants": ["b", "a", "idle"]}));
+        let mut tally = RunTally::new(&manifest);
+        tally.add("a", &record(1, Status::Success));
+        tally.add("x", &record(0, Status::Error));
+        tally.add("b", &record(0, Status::Success));
+        tally.add("a", &record(0, Status::Error));
+        assert_eq!(
+            tally.task_counts(),
+            TaskCounts {
+                total: 4,
+                failed: 2
+            }
+        );
+        let Tallied::Unscored(stats) = tally.into_tallied(None) else {
+            panic!("a run without scoring is not scored");
+        };
+        let counts: Vec<(&str, usize, usize)> = stats
+            .iter()
+            .map(|p| (p.participant.as_str(), p.tasks, p.succeeded))
+            .collect();
+        assert_eq!(
+            counts,
+            [("b", 1, 1), ("a", 2, 1), ("idle", 0, 0), ("x", 1, 0)]
+        );
+    }
+
+    #[test]
+    fn a_scored_run_keeps_the_spec_metrics_only() {
+        let manifest = test_manifest(json!({
+            "participants": ["p"],
+            "scoring": {"metrics": [{"key": "ms", "ceiling": 10, "weights": {"median": 1, "p95": 0, "p99": 0}}]},
+        }));
+        let mut tally = RunTally::new(&manifest);
+        let mut measured = record(0, Status::Success);
+        measured.data = json!({"ms": 4, "other": 9}).as_object().cloned();
+        tally.add("p", &measured);
+        let Tallied::Scored(spec, samples) = tally.into_tallied(None) else {
+            panic!("a run with scoring is scored");
+        };
+        assert_eq!(spec.metrics.len(), 1);
+        assert_eq!(samples[0].all.columns, [vec![4.0]]);
+    }
+}
