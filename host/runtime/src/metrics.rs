@@ -560,7 +560,8 @@ mod tests {
             recorder
                 .observe(RunEvent::ParticipantFinished {
                     participant: name,
-                    records: &[],
+                    tasks: 0,
+                    succeeded: 0,
                 })
                 .unwrap();
         }
