@@ -1,15 +1,19 @@
 // The component's exports: `config` and `run` of the bench:task world, made from a task
 // module that exports `config` (defineBenchmarkConfig) and `task` (defineTask) or a default.
+//
+// `run` is a plain function, not an `async` one: the generated export binding already awaits
+// what it returns, and every extra async function or `await` is a promise job the guest's
+// JavaScript interpreter pays for on every task.
 
 import { createContext } from './context.js';
 import { errorCode, errorMessage, isTaskError } from './errors.js';
-import { isObject, jsonObject, toJson } from './json.js';
+import { isObject, isThenable, jsonObject, toJson } from './json.js';
 import { toWitSteps } from './values.js';
 
 /**
  * The `config` and `run` exports for a task module (which must export `config` and a task).
- * `run` never throws anything but the WIT `task-error`: whatever the task throws becomes a
- * task error (spec §2.7).
+ * `run` never throws or rejects with anything but the WIT `task-error`: whatever the task
+ * throws becomes a task error (spec §2.7).
  */
 export function exportTask(module) {
   const task = module.task ?? module.default;
@@ -25,31 +29,51 @@ export function exportTask(module) {
     config() {
       return toJson(module.config);
     },
-    async run(input) {
+    run(input) {
+      let result;
       try {
         const ctx = createContext(input);
         installProcess(ctx);
-        return toTaskOutput(await task(ctx));
+        result = task(ctx);
       } catch (error) {
         throw toTaskError(error);
       }
+      return isThenable(result) ? Promise.resolve(result).then(finish, fail) : finish(result);
     },
   };
+}
+
+/** What the task returned as the WIT task-output (a failing conversion fails the task). */
+function finish(result) {
+  try {
+    return toTaskOutput(result);
+  } catch (error) {
+    return fail(error);
+  }
+}
+
+function fail(error) {
+  throw toTaskError(error);
 }
 
 /** Gives the task a `process.env` (its participant's secrets) and `process.argv` (custom flags). */
 function installProcess(ctx) {
   const process = (globalThis.process ??= {});
-  process.env = { ...ctx.environment };
-  process.argv = ['bench', 'task', ...ctx.args.flatMap(([flag, value]) => (value === '' ? [flag] : [flag, value]))];
+  process.env = ctx.environment;
+  const argv = ['bench', 'task'];
+  for (const [flag, value] of ctx.args) {
+    argv.push(flag);
+    if (value !== '') argv.push(value);
+  }
+  process.argv = argv;
 }
 
 function toTaskOutput(result) {
-  const output = isObject(result) ? result : {};
+  if (!isObject(result)) return { data: undefined, latencyMs: undefined, steps: [] };
   return {
-    data: jsonObject(output.data),
-    latencyMs: typeof output.latencyMs === 'number' ? output.latencyMs : undefined,
-    steps: toWitSteps(output.steps),
+    data: jsonObject(result.data),
+    latencyMs: typeof result.latencyMs === 'number' ? result.latencyMs : undefined,
+    steps: toWitSteps(result.steps),
   };
 }
 

@@ -3,7 +3,7 @@
 
 import * as host from './host.js';
 import { errorMessage, stepErrorCode } from './errors.js';
-import { isObject, toJson } from './json.js';
+import { isObject, isThenable, toJson } from './json.js';
 import { toWitMeasures } from './values.js';
 
 const LEVELS = ['debug', 'info', 'warn', 'error'];
@@ -11,34 +11,63 @@ const OUTCOME_KEYS = ['stdout', 'stderr', 'error', 'exitCode', 'code', 'signal',
 const U32_MAX = 4294967295;
 
 /**
+ * The participant's environment, read from the host once per instance: a sandbox serves
+ * one participant, whose environment does not change between its tasks.
+ */
+let environment;
+
+function participantEnvironment() {
+  environment ??= Object.freeze(Object.fromEntries(host.getEnvironment()));
+  return environment;
+}
+
+/**
  * The context of one task run, made from the host's task input. Its members are plain
- * functions, so destructuring (`const { step, measure } = ctx`) works.
+ * functions, so destructuring (`const { step, measure } = ctx`) works. Everything that does
+ * not depend on the task input is shared between tasks, and the participant object is parsed
+ * only when the task reads it: each host call and object the guest's interpreter makes costs
+ * every task.
  */
 export function createContext(input) {
-  const env = Object.fromEntries(host.getEnvironment());
-  const args = input.args.map(([flag, value]) => [flag, value]);
+  const env = participantEnvironment();
+  const args = input.args;
+  let participant;
   return {
     /** The participant object from the config, custom fields included. */
-    participant: parseParticipant(input.participant),
+    get participant() {
+      participant ??= parseParticipant(input.participant);
+      return participant;
+    },
     /** 0-based index of this task in the participant's schedule. */
     taskIndex: input.taskIndex,
     /** The phase of this task, or undefined. */
     phase: input.phase ?? undefined,
     /** The participant's environment (its declared secrets), like `process.env`. */
-    env: (name) => env[name],
+    env: readEnv,
     /** The value of a custom CLI flag declared in `customCliFlags` ('' when given bare). */
-    arg: (flag) => args.find(([name]) => name === flag)?.[1],
+    arg: (flag) => findArg(args, flag),
     /** Runs `fn` as a named, timed step and resolves to its value (an array when parallel). */
-    step: (name, fn, options) => runStep(String(name), fn, options ?? {}),
+    step,
     /** Merges measurements into the active step, or into the task when no step is active. */
-    measure: (data) => host.measure(toWitMeasures(data)),
+    measure,
     /** Appends a line to the participant log; `{ level, meta }` or a meta object. */
-    log: (message, metaOrOptions) => writeLog(message, metaOrOptions),
+    log: writeLog,
     /** The environment as an object (what the SDK installs as `process.env`). */
-    environment: env,
+    environment: { ...env },
     /** The custom CLI flags as (flag, value) pairs in command-line order. */
     args,
   };
+}
+
+function readEnv(name) {
+  return participantEnvironment()[name];
+}
+
+function findArg(args, flag) {
+  for (const [name, value] of args) {
+    if (name === flag) return value;
+  }
+  return undefined;
 }
 
 function parseParticipant(json) {
@@ -49,8 +78,19 @@ function parseParticipant(json) {
   }
 }
 
-/** Runs `fn` as a named, timed step (upstream semantics, §2.2) and returns its value. */
-async function runStep(name, fn, options) {
+function step(name, fn, options) {
+  return runStep(String(name), fn, options ?? {});
+}
+
+function measure(data) {
+  host.measure(toWitMeasures(data));
+}
+
+/**
+ * Runs `fn` as a named, timed step (upstream semantics, §2.2) and resolves to its value. A
+ * body that returns a plain value ends the step at once; only a promise is waited for.
+ */
+function runStep(name, fn, options) {
   const concurrency = options.concurrency ?? 1;
   const timeoutMs = options.timeoutMs;
   const validConcurrency = Number.isInteger(concurrency) && concurrency >= 1;
@@ -61,6 +101,15 @@ async function runStep(name, fn, options) {
     concurrency: validConcurrency && options.concurrency !== undefined ? concurrency : undefined,
     captureOutput: typeof options.captureOutput === 'boolean' ? options.captureOutput : undefined,
   });
+  const fail = (error) => {
+    host.stepFail(id, stepErrorCode(error), errorMessage(error));
+    throw error;
+  };
+  const end = (value) => {
+    host.stepEnd(id, concurrency === 1 ? toOutcome(value) : undefined);
+    return value;
+  };
+  let value;
   try {
     if (!validConcurrency) {
       throw new Error(`step "${name}" concurrency must be an integer >= 1 (got ${String(concurrency)})`);
@@ -68,12 +117,20 @@ async function runStep(name, fn, options) {
     if (!validTimeout) {
       throw new Error(`step "${name}" timeoutMs must be a number >= 0 (got ${String(timeoutMs)})`);
     }
-    const value = concurrency === 1 ? await fn() : await invokeAll(fn, concurrency);
-    host.stepEnd(id, concurrency === 1 ? toOutcome(value) : undefined);
-    return value;
+    value = concurrency === 1 ? fn() : invokeAll(fn, concurrency);
   } catch (error) {
-    host.stepFail(id, stepErrorCode(error), errorMessage(error));
-    throw error;
+    return settle(() => fail(error));
+  }
+  if (isThenable(value)) return Promise.resolve(value).then(end, fail);
+  return settle(() => end(value));
+}
+
+/** A promise of what `body` returns, rejected with what it throws. */
+function settle(body) {
+  try {
+    return Promise.resolve(body());
+  } catch (error) {
+    return Promise.reject(error);
   }
 }
 

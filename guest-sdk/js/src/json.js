@@ -14,3 +14,8 @@ export function isObject(value) {
 export function jsonObject(value) {
   return isObject(value) ? toJson(value) : undefined;
 }
+
+/** Whether `value` has a `then` method (a promise or another thenable). */
+export function isThenable(value) {
+  return value !== null && (typeof value === 'object' || typeof value === 'function') && typeof value.then === 'function';
+}

@@ -23,10 +23,13 @@ export function toWitValue(value) {
 
 /** The measurements of an object as WIT (key, value) pairs; undefined values are left out. */
 export function toWitMeasures(data) {
-  if (!isObject(data)) return [];
-  return Object.entries(data)
-    .filter(([, value]) => value !== undefined && typeof value !== 'function')
-    .map(([key, value]) => [key, toWitValue(value)]);
+  const measures = [];
+  if (!isObject(data)) return measures;
+  for (const key of Object.keys(data)) {
+    const value = data[key];
+    if (value !== undefined && typeof value !== 'function') measures.push([key, toWitValue(value)]);
+  }
+  return measures;
 }
 
 /** A pre-measured step record (upstream `TaskStepRecord`) as the WIT `step-record`. */

@@ -50,19 +50,44 @@ class Step:
         return False
 
 
+_environment = None
+
+
+def _participant_environment():
+    """The participant's environment, read from the host once per instance: a sandbox serves
+    one participant, whose environment does not change between its tasks."""
+    global _environment  # noqa: PLW0603 (a per-instance cache)
+    if _environment is None:
+        _environment = dict(environment.get_environment())
+    return _environment
+
+
 class Context:
     """What the host passed to this task run, and the way to report steps, measurements
     and logs."""
 
     def __init__(self, task_input):
-        try:
-            self.participant = json.loads(task_input.participant)
-        except ValueError:
-            self.participant = {}
+        self._participant_json = task_input.participant
+        self._participant = None
         self.task_index = task_input.task_index
         self.phase = task_input.phase
         self.args = list(task_input.args)
-        self.environment = dict(environment.get_environment())
+        self.environment = dict(_participant_environment())
+
+    @property
+    def participant(self):
+        """The participant object from the config, custom fields included (parsed when the
+        task first reads it)."""
+        if self._participant is None:
+            try:
+                self._participant = json.loads(self._participant_json)
+            except ValueError:
+                self._participant = {}
+        return self._participant
+
+    @participant.setter
+    def participant(self, value):
+        self._participant = value
 
     def env(self, name, default=None):
         """An environment variable of this participant (its declared secrets)."""

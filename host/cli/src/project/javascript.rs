@@ -110,7 +110,7 @@ fn entry_shim(entry: &Path) -> String {
          import {{ exportTask }} from \"{SDK_PACKAGE}/component\";\n\
          const exported = exportTask(task);\n\
          export function config() {{ return exported.config(); }}\n\
-         export async function run(input) {{ return exported.run(input); }}\n"
+         export function run(input) {{ return exported.run(input); }}\n"
     )
 }
 
@@ -174,7 +174,7 @@ mod tests {
         assert!(shim.starts_with("import * as task from \"/p/task \\\"a\\\".bench.ts\";\n"));
         assert!(shim.contains("from \"@bench/task/component\""));
         assert!(shim.contains("export function config()"));
-        assert!(shim.contains("export async function run(input)"));
+        assert!(shim.contains("export function run(input)"));
     }
 
     #[test]
