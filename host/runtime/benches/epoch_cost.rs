@@ -3,12 +3,13 @@
 //!
 //! `cargo bench -p bench-runtime --bench epoch_cost`
 
+mod support;
+
 use bench_runtime::component::TaskComponent;
 use bench_runtime::engine::{EngineSettings, TaskEngine};
 use bench_runtime::exec::{SlotConfig, SlotFactory, TaskRunner};
 use bench_runtime::sandbox::Capabilities;
-use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -16,8 +17,7 @@ const WARMUP: usize = 3;
 const SAMPLES: usize = 30;
 
 fn main() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let wasm = build_example(&root, "rust-cpu");
+    let wasm = support::build_example("rust-cpu");
     let runtime = tokio::runtime::Runtime::new().unwrap();
     let with = runtime.block_on(measure(&wasm, true));
     let without = runtime.block_on(measure(&wasm, false));
@@ -57,19 +57,4 @@ async fn measure(wasm: &Path, epoch_interruption: bool) -> Duration {
 
 fn ms(duration: Duration) -> f64 {
     duration.as_secs_f64() * 1000.0
-}
-
-fn build_example(root: &Path, name: &str) -> PathBuf {
-    let target = root.join("target").join("guests");
-    let status = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
-        .args(["build", "--release", "--target", "wasm32-wasip2", "--quiet"])
-        .current_dir(root.join("examples").join(name))
-        .env("CARGO_TARGET_DIR", &target)
-        .status()
-        .expect("cargo runs");
-    assert!(status.success(), "building {name} failed");
-    target
-        .join("wasm32-wasip2")
-        .join("release")
-        .join(format!("{}.wasm", name.replace('-', "_")))
 }
