@@ -17,3 +17,4 @@ mod sandbox;
 mod scaffold;
 mod scale;
 mod scoring;
+mod stop;

@@ -16,7 +16,7 @@ pub(crate) const RUN_USAGE: &str = "Usage:
       [--iterations N] [--concurrency N] [--stagger-delay-ms N] [--group-by participant|round]
       [--no-ingest | --dry-run] [--out DIR] [--fresh-instance]
       [--allow-host URL] [--allow-dir HOST[:GUEST][:rw]] [--max-memory SIZE] [--task-timeout DURATION]
-      [--max-sandboxes N]
+      [--max-sandboxes N] [--stop-grace DURATION]
       [--export-json FILE] [--export-csv FILE] [--export-markdown FILE] [--export-junit FILE]
       [--fail-under SCORE] [--require-upload]";
 
@@ -43,6 +43,9 @@ pub(crate) struct RunFlags {
     pub exports: ExportPaths,
     /// `--fail-under SCORE`: exit 99 when a participant's overall composite score is below.
     pub fail_under: Option<f64>,
+    /// `--stop-grace DURATION`: how long running tasks may go on after Ctrl-C before they
+    /// are interrupted, in milliseconds.
+    pub stop_grace_ms: Option<u64>,
     /// Sandbox grants and limits (`--allow-host`, `--allow-dir`, `--max-memory`,
     /// `--task-timeout`, `--max-sandboxes`).
     pub sandbox: SandboxOverrides,
@@ -189,6 +192,10 @@ const FLAGS: &[FlagSpec] = &[
     }),
     valued("--max-sandboxes", |f, flag, v| {
         f.sandbox.max_sandboxes = Some(count(flag, v)?.into());
+        Ok(())
+    }),
+    valued("--stop-grace", |f, flag, v| {
+        f.stop_grace_ms = Some(duration_ms(flag, v)?);
         Ok(())
     }),
 ];
@@ -694,9 +701,12 @@ mod tests {
             "--require-upload",
             "--max-sandboxes",
             "20000",
+            "--stop-grace",
+            "2s",
         ])
         .unwrap();
         assert_eq!(flags.out.as_deref(), Some("results"));
+        assert_eq!(flags.stop_grace_ms, Some(2000));
         assert!(flags.fresh_instance);
         assert!(flags.require_upload);
         assert_eq!(flags.sandbox.max_sandboxes, Some(20_000));

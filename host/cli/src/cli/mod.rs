@@ -7,6 +7,7 @@ use serve::ServeArgs;
 mod build;
 mod check;
 mod inspect;
+mod interrupt;
 mod new;
 mod platform;
 mod report;

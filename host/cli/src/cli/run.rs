@@ -1,6 +1,7 @@
 //! `bench run`: component → config → validated plan → executor → local
 //! results (spec §3.1, local mode).
 
+use super::interrupt::{self, DEFAULT_STOP_GRACE, INTERRUPTED_EXIT};
 use super::task::{prepare, Prepared};
 use anyhow::Result;
 use bench_platform::reporter::{Closing, PlatformRun};
@@ -22,7 +23,7 @@ use bench_runtime::sandbox::limits::DEFAULT_MAX_PARTICIPANT_LOG_BYTES;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
-use std::time::SystemTime;
+use std::time::{Duration, SystemTime};
 
 /// Runs a benchmark task (a `.wasm` component or a project directory) with upstream flags.
 pub(super) async fn run(task_path: &Path, argv: &[String]) -> Result<ExitCode> {
@@ -48,6 +49,11 @@ pub(super) async fn run(task_path: &Path, argv: &[String]) -> Result<ExitCode> {
         sandboxes,
         ..
     } = prepared;
+    // From here on Ctrl-C stops the run gracefully: what ran is kept and summarized.
+    let grace = flags
+        .stop_grace_ms
+        .map_or(DEFAULT_STOP_GRACE, Duration::from_millis);
+    interrupt::watch(exec_plan.stop.clone(), grace)?;
     // The run's engine: its instance pool holds exactly the sandboxes the run keeps alive
     // (it also drives their deadlines, so it lives until the run ends).
     let _engine =
@@ -79,6 +85,7 @@ pub(super) async fn run(task_path: &Path, argv: &[String]) -> Result<ExitCode> {
         completed_at: None,
         tasks: None,
         log_files: renamed_log_files(names.iter().map(String::as_str)),
+        interrupted: false,
     };
     results.write_run_json(&manifest)?;
 
@@ -104,6 +111,7 @@ pub(super) async fn run(task_path: &Path, argv: &[String]) -> Result<ExitCode> {
                         .for_participant(&config, participant, |name| std::env::var(name).ok())?,
                     args: flags.custom.clone(),
                     fresh_instance: flags.fresh_instance,
+                    stop: exec_plan.stop.clone(),
                 },
             })
         })
@@ -145,6 +153,7 @@ pub(super) async fn run(task_path: &Path, argv: &[String]) -> Result<ExitCode> {
     reporter.console.line(&closing.done_line());
     let completed_at = SystemTime::now();
     manifest.complete(js::iso_timestamp(completed_at), TaskCounts::of(&records));
+    manifest.interrupted = exec_plan.stop.is_stopping();
     reporter.results.write_run_json(&manifest)?;
     let results = RunResults {
         manifest: &manifest,
@@ -159,6 +168,9 @@ pub(super) async fn run(task_path: &Path, argv: &[String]) -> Result<ExitCode> {
     reporter
         .console
         .line(&format!("Results: {}", reporter.results.dir().display()));
+    if manifest.interrupted {
+        return Ok(ExitCode::from(INTERRUPTED_EXIT));
+    }
     Ok(code)
 }
 
@@ -179,6 +191,9 @@ async fn execute(
         GroupBy::Participant => {
             let mut records = Vec::with_capacity(participants.len());
             for participant in participants {
+                if plan.stop.is_stopping() {
+                    break;
+                }
                 if let Some(platform) = platform {
                     if !platform.begin(&participant.name).await? {
                         records.push((participant.name.clone(), Vec::new()));

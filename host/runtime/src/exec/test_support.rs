@@ -202,6 +202,7 @@ pub(crate) fn phased_plan(
         schedule: Arc::new(Schedule::from_phases(phases)),
         concurrency,
         stagger_delay_ms,
+        stop: Default::default(),
     }
 }
 
