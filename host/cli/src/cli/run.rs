@@ -14,6 +14,7 @@ use bench_runtime::metrics::MetricsRecorder;
 use bench_runtime::plan::{self, ComponentInfo, HostInfo, RunConfig, RunManifest, TaskCounts};
 use bench_runtime::report::console::{Console, Header};
 use bench_runtime::report::export::ExportManager;
+use bench_runtime::report::failures::{FailureTally, FAILED_TASKS_EXIT};
 use bench_runtime::report::finish::{finish, RunResults};
 use bench_runtime::report::origin;
 use bench_runtime::report::paths;
@@ -127,11 +128,13 @@ pub(super) async fn run(task_path: &Path, argv: &[String]) -> Result<ExitCode> {
     };
     // The results writer sees every event first: a record is on disk before it is sent.
     let mut reporter = RunReporter { console, results };
+    let mut failures = FailureTally::default();
     let mut metrics_observer = metrics.clone();
     let mut platform_observer = platform.as_ref().map(|p| p.observer(metrics.clone()));
     let mut observers = Observers::default();
     observers.push(&mut reporter);
     observers.push(&mut metrics_observer);
+    observers.push(&mut failures);
     if let Some(observer) = &mut platform_observer {
         observers.push(observer);
     }
@@ -170,6 +173,10 @@ pub(super) async fn run(task_path: &Path, argv: &[String]) -> Result<ExitCode> {
         .line(&format!("Results: {}", reporter.results.dir().display()));
     if manifest.interrupted {
         return Ok(ExitCode::from(INTERRUPTED_EXIT));
+    }
+    if let Some(verdict) = failures.verdict(&flags.failure_gates) {
+        eprintln!("{verdict}");
+        return Ok(ExitCode::from(FAILED_TASKS_EXIT));
     }
     Ok(code)
 }

@@ -1,8 +1,9 @@
 //! Where a run's progress and results go: the console, the local results directory, the
-//! summary (table, `summary.json`, exports) and the `--fail-under` gate.
+//! summary (table, `summary.json`, exports) and the gates (`--fail-under`, failed tasks).
 
 pub mod console;
 pub mod export;
+pub mod failures;
 pub mod finish;
 pub mod gate;
 mod git_head;
