@@ -5,6 +5,7 @@
 mod support;
 
 mod bad_input;
+mod cli;
 mod failure_gates;
 mod guest_errors;
 mod guest_http;

@@ -3,6 +3,12 @@
 //! Every known flag is one row of `FLAGS`: its name, whether it takes a value, and how the
 //! value is checked and stored.
 
+mod early;
+mod help;
+
+pub(crate) use early::{reject_typos, split_task_words};
+pub(crate) use help::flags_help;
+
 use bench_runtime::config::{is_lowercase_slug, GroupBy};
 use bench_runtime::js;
 use bench_runtime::plan::Overrides;
@@ -17,9 +23,10 @@ pub(crate) const RUN_USAGE: &str = "Usage:
       [--iterations N] [--concurrency N] [--stagger-delay-ms N] [--group-by participant|round]
       [--no-ingest | --dry-run] [--out DIR] [--fresh-instance]
       [--allow-host URL] [--allow-dir HOST[:GUEST][:rw]] [--max-memory SIZE] [--task-timeout DURATION]
-      [--max-sandboxes N] [--stop-grace DURATION]
+      [--max-sandboxes N]
       [--export-json FILE] [--export-csv FILE] [--export-markdown FILE] [--export-junit FILE]
-      [--fail-under SCORE] [--max-failure-rate FRACTION] [--allow-all-failed] [--require-upload]";
+      [--fail-under SCORE] [--max-failure-rate FRACTION] [--allow-all-failed] [--require-upload]
+      [--stop-grace DURATION] [-q | --quiet]";
 
 /// The flags of one `bench run` invocation; `None` when not given.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -46,6 +53,8 @@ pub(crate) struct RunFlags {
     pub fail_under: Option<f64>,
     /// `--max-failure-rate FRACTION` and `--allow-all-failed`: exit 2 when more tasks failed.
     pub failure_gates: FailureGates,
+    /// `--quiet`/`-q`: print only errors and the final summary.
+    pub quiet: bool,
     /// `--stop-grace DURATION`: how long running tasks may go on after Ctrl-C before they
     /// are interrupted, in milliseconds.
     pub stop_grace_ms: Option<u64>,
@@ -203,6 +212,14 @@ const FLAGS: &[FlagSpec] = &[
     }),
     switch("--allow-all-failed", |f, _, _| {
         f.failure_gates.allow_all_failed = true;
+        Ok(())
+    }),
+    switch("--quiet", |f, _, _| {
+        f.quiet = true;
+        Ok(())
+    }),
+    switch("-q", |f, _, _| {
+        f.quiet = true;
         Ok(())
     }),
     valued("--stop-grace", |f, flag, v| {
@@ -729,8 +746,11 @@ mod tests {
             "--max-failure-rate",
             "0.05",
             "--allow-all-failed",
+            "-q",
         ])
         .unwrap();
+        assert!(flags.quiet);
+        assert!(parse(&["--quiet"]).unwrap().quiet);
         assert_eq!(flags.failure_gates.max_failure_rate, Some(0.05));
         assert!(flags.failure_gates.allow_all_failed);
         assert_eq!(

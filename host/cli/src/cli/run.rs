@@ -30,7 +30,11 @@ use std::time::{Duration, SystemTime};
 pub(super) async fn run(task_path: &Path, argv: &[String]) -> Result<ExitCode> {
     let prepared = prepare(task_path, argv).await?;
     let platform_auth = bench_platform::run_auth(prepared.flags.no_ingest).await?;
-    let mut console = Console::default();
+    let mut console = if prepared.flags.quiet {
+        Console::quiet()
+    } else {
+        Console::default()
+    };
     for skipped in &prepared.skipped {
         console.line(&skipped.line());
     }

@@ -64,6 +64,7 @@ pub struct Header<'a> {
 pub struct Console {
     out: BufWriter<Stdout>,
     last_flush: Instant,
+    quiet: bool,
 }
 
 impl Default for Console {
@@ -71,11 +72,20 @@ impl Default for Console {
         Self {
             out: BufWriter::with_capacity(64 * 1024, std::io::stdout()),
             last_flush: Instant::now(),
+            quiet: false,
         }
     }
 }
 
 impl Console {
+    /// A console that leaves out the run's progress (header, participant banners, task
+    /// lines, per-participant tallies): `--quiet`. Other lines print as usual.
+    pub fn quiet() -> Self {
+        let mut console = Self::default();
+        console.quiet = true;
+        console
+    }
+
     /// Prints a line as is.
     pub fn line(&mut self, text: &str) {
         let _ = writeln!(self.out, "{text}");
@@ -84,6 +94,9 @@ impl Console {
 
     /// The run header, through the blank line after `Knobs:`.
     pub fn header(&mut self, header: &Header<'_>) {
+        if self.quiet {
+            return;
+        }
         self.line(&format!(
             "{} (self-contained)",
             escape(header.benchmark_name)
@@ -106,6 +119,9 @@ impl Console {
 
     /// The banner that opens a participant (participant mode).
     pub(crate) fn participant_banner(&mut self, participant: &str) {
+        if self.quiet {
+            return;
+        }
         self.line(BANNER);
         self.line(&format!("  Participant: {}", escape(participant)));
         self.line(BANNER);
@@ -114,6 +130,9 @@ impl Console {
 
     /// `  [p] Task n/N: success {json}` or `  [p] Task n/N: FAILED — code`.
     pub(crate) fn task_line(&mut self, participant: &str, record: &TaskRecord, total: usize) {
+        if self.quiet {
+            return;
+        }
         let n = u64::from(record.task_index) + 1;
         let outcome = if record.is_success() {
             match &record.data {
@@ -131,6 +150,9 @@ impl Console {
 
     /// `  Done: x/y succeeded.` and a blank line.
     pub(crate) fn participant_done(&mut self, records: &[TaskRecord]) {
+        if self.quiet {
+            return;
+        }
         let ok = records.iter().filter(|record| record.is_success()).count();
         self.line(&format!("  Done: {ok}/{} succeeded.", records.len()));
         self.line("");
@@ -139,6 +161,9 @@ impl Console {
 
     /// `Interleaving P participant(s), R round(s) each.` and a blank line.
     pub(crate) fn rounds_started(&mut self, participants: usize, rounds: usize) {
+        if self.quiet {
+            return;
+        }
         self.line(&format!(
             "Interleaving {participants} participant(s), {rounds} round(s) each."
         ));
@@ -148,6 +173,9 @@ impl Console {
 
     /// `  <name>: done.` or `  <name>: done (with errors).`
     pub(crate) fn round_participant_done(&mut self, participant: &str, failed: bool) {
+        if self.quiet {
+            return;
+        }
         let suffix = if failed { " (with errors)" } else { "" };
         self.line(&format!("  {}: done{suffix}.", escape(participant)));
     }
