@@ -134,3 +134,18 @@ fn completions_are_printed_for_each_shell() {
     let unknown = bench_in_temp(&["completions", "cmd"]);
     assert_eq!(unknown.code, Some(2), "clap rejects an unknown shell");
 }
+
+#[test]
+fn only_task_commands_say_benchmark_failed() {
+    let build = bench_in_temp(&["build", "no-such-project"]);
+    assert_eq!(build.code, Some(1));
+    assert!(build.stderr.starts_with("error: "), "{}", build.stderr);
+    let report = bench_in_temp(&["report", "no-such-run"]);
+    assert!(report.stderr.starts_with("error: "), "{}", report.stderr);
+    let run = bench_in_temp(&["run", "no-such-project"]);
+    assert!(
+        run.stderr.starts_with("Benchmark failed: "),
+        "{}",
+        run.stderr
+    );
+}

@@ -179,7 +179,7 @@ fn completions(shell: clap_complete::Shell) -> ExitCode {
     let mut cli = <Cli as clap::CommandFactory>::command();
     clap_complete::generate(shell, &mut cli, "bench", &mut script);
     match std::io::Write::write_all(&mut std::io::stdout(), &script) {
-        Err(error) if error.kind() != std::io::ErrorKind::BrokenPipe => fail(&error.into()),
+        Err(error) if error.kind() != std::io::ErrorKind::BrokenPipe => error_exit(&error.into()),
         _ => ExitCode::SUCCESS,
     }
 }
@@ -191,16 +191,26 @@ fn block_on(command: impl std::future::Future<Output = ExitCode>) -> ExitCode {
         .build()
     {
         Ok(runtime) => runtime.block_on(command),
-        Err(error) => fail(&error.into()),
+        Err(error) => error_exit(&error.into()),
     }
 }
 
-/// Prints `Benchmark failed: <message>` on stderr (upstream's wording) and returns exit 1.
+/// Prints `Benchmark failed: <message>` on stderr (upstream's wording for a run, check or
+/// inspect that cannot go on) and returns exit 1.
+pub(crate) fn fail(error: &anyhow::Error) -> ExitCode {
+    print_error("Benchmark failed", error)
+}
+
+/// Prints `error: <message>` on stderr (any other command) and returns exit 1.
+pub(crate) fn error_exit(error: &anyhow::Error) -> ExitCode {
+    print_error("error", error)
+}
+
 /// A message may quote a task's text: control characters other than line breaks are shown
 /// escaped.
-pub(crate) fn fail(error: &anyhow::Error) -> ExitCode {
+fn print_error(prefix: &str, error: &anyhow::Error) -> ExitCode {
     let message = format!("{error:#}");
     let lines: Vec<_> = message.split('\n').map(escape).collect();
-    eprintln!("Benchmark failed: {}", lines.join("\n"));
+    eprintln!("{prefix}: {}", lines.join("\n"));
     ExitCode::FAILURE
 }
