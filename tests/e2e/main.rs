@@ -13,6 +13,7 @@ mod hardening;
 mod platform;
 mod platform_faults;
 mod polyglot;
+mod progress;
 mod report;
 mod run;
 mod sandbox;

@@ -26,7 +26,7 @@ pub(crate) const RUN_USAGE: &str = "Usage:
       [--max-sandboxes N]
       [--export-json FILE] [--export-csv FILE] [--export-markdown FILE] [--export-junit FILE]
       [--fail-under SCORE] [--max-failure-rate FRACTION] [--allow-all-failed] [--require-upload]
-      [--stop-grace DURATION] [-q | --quiet]";
+      [--stop-grace DURATION] [-q | --quiet] [--per-task-lines]";
 
 /// The flags of one `bench run` invocation; `None` when not given.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -55,6 +55,8 @@ pub(crate) struct RunFlags {
     pub failure_gates: FailureGates,
     /// `--quiet`/`-q`: print only errors and the final summary.
     pub quiet: bool,
+    /// `--per-task-lines`: upstream's line per task even on a terminal (no progress bar).
+    pub per_task_lines: bool,
     /// `--stop-grace DURATION`: how long running tasks may go on after Ctrl-C before they
     /// are interrupted, in milliseconds.
     pub stop_grace_ms: Option<u64>,
@@ -220,6 +222,10 @@ const FLAGS: &[FlagSpec] = &[
     }),
     switch("-q", |f, _, _| {
         f.quiet = true;
+        Ok(())
+    }),
+    switch("--per-task-lines", |f, _, _| {
+        f.per_task_lines = true;
         Ok(())
     }),
     valued("--stop-grace", |f, flag, v| {

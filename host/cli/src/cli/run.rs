@@ -18,9 +18,11 @@ use bench_runtime::report::failures::{FailureTally, FAILED_TASKS_EXIT};
 use bench_runtime::report::finish::{finish, RunResults};
 use bench_runtime::report::origin;
 use bench_runtime::report::paths;
+use bench_runtime::report::progress::ProgressBars;
 use bench_runtime::report::results::{renamed_log_files, ResultsWriter};
 use bench_runtime::report::RunReporter;
 use bench_runtime::sandbox::limits::DEFAULT_MAX_PARTICIPANT_LOG_BYTES;
+use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -30,8 +32,14 @@ use std::time::{Duration, SystemTime};
 pub(super) async fn run(task_path: &Path, argv: &[String]) -> Result<ExitCode> {
     let prepared = prepare(task_path, argv).await?;
     let platform_auth = bench_platform::run_auth(prepared.flags.no_ingest).await?;
+    // On a terminal a progress bar replaces upstream's per-task lines; logs and pipes get
+    // the lines unchanged.
+    let bars =
+        !prepared.flags.quiet && !prepared.flags.per_task_lines && std::io::stdout().is_terminal();
     let mut console = if prepared.flags.quiet {
         Console::quiet()
+    } else if bars {
+        Console::without_task_lines()
     } else {
         Console::default()
     };
@@ -130,12 +138,18 @@ pub(super) async fn run(task_path: &Path, argv: &[String]) -> Result<ExitCode> {
         }
         None => None,
     };
-    // The results writer sees every event first: a record is on disk before it is sent.
+    // The results writer sees every event before the platform: a record is on disk before
+    // it is sent.
     let mut reporter = RunReporter { console, results };
     let mut failures = FailureTally::default();
     let mut metrics_observer = metrics.clone();
     let mut platform_observer = platform.as_ref().map(|p| p.observer(metrics.clone()));
+    let mut progress = bars.then(ProgressBars::default);
     let mut observers = Observers::default();
+    // The bar goes first (it only draws): it is cleared before the console ends its line.
+    if let Some(progress) = &mut progress {
+        observers.push(progress);
+    }
     observers.push(&mut reporter);
     observers.push(&mut metrics_observer);
     observers.push(&mut failures);
@@ -151,6 +165,9 @@ pub(super) async fn run(task_path: &Path, argv: &[String]) -> Result<ExitCode> {
         platform.as_ref(),
     )
     .await?;
+    if let Some(progress) = &mut progress {
+        progress.clear();
+    }
     reporter.results.flush()?;
     metrics.sample();
     let mut closing = match platform {

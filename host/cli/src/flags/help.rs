@@ -116,6 +116,10 @@ const GROUPS: &[(&str, &[(&str, &str)])] = &[
                 "time running tasks get after Ctrl-C before they are interrupted (default 5s)",
             ),
             ("-q, --quiet", "print only errors and the final summary"),
+            (
+                "--per-task-lines",
+                "a line per task even on a terminal (instead of a progress bar)",
+            ),
             ("-h, --help", "print this help"),
         ],
     ),

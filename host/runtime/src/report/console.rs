@@ -65,6 +65,7 @@ pub struct Console {
     out: BufWriter<Stdout>,
     last_flush: Instant,
     quiet: bool,
+    task_lines: bool,
 }
 
 impl Default for Console {
@@ -73,6 +74,7 @@ impl Default for Console {
             out: BufWriter::with_capacity(64 * 1024, std::io::stdout()),
             last_flush: Instant::now(),
             quiet: false,
+            task_lines: true,
         }
     }
 }
@@ -83,6 +85,13 @@ impl Console {
     pub fn quiet() -> Self {
         let mut console = Self::default();
         console.quiet = true;
+        console
+    }
+
+    /// A console without the per-task lines, for a terminal where a progress bar shows them.
+    pub fn without_task_lines() -> Self {
+        let mut console = Self::default();
+        console.task_lines = false;
         console
     }
 
@@ -130,7 +139,7 @@ impl Console {
 
     /// `  [p] Task n/N: success {json}` or `  [p] Task n/N: FAILED — code`.
     pub(crate) fn task_line(&mut self, participant: &str, record: &TaskRecord, total: usize) {
-        if self.quiet {
+        if self.quiet || !self.task_lines {
             return;
         }
         let n = u64::from(record.task_index) + 1;

@@ -10,6 +10,7 @@ mod git_head;
 pub mod origin;
 pub mod participants;
 pub mod paths;
+pub mod progress;
 pub mod results;
 pub mod saved;
 pub(crate) mod step_summary;
