@@ -21,3 +21,4 @@ mod scaffold;
 mod scale;
 mod scoring;
 mod stop;
+mod timing;

@@ -1,5 +1,5 @@
 //! How every run with results ends, and `bench report` too: summarize the records, print
-//! the summary table, write `summary.json`, the export files and the GitHub step summary,
+//! the summary table and the timing lines, write `summary.json`, the export files and the GitHub step summary,
 //! then apply the `--fail-under` gate.
 
 use super::console::Console;
@@ -8,6 +8,7 @@ use super::gate::{self, BELOW_BAR_EXIT};
 use super::step_summary;
 use super::summary::Summary;
 use super::table::SummaryTable;
+use super::timing::timing_lines;
 use crate::plan::RunManifest;
 use crate::record::TaskRecord;
 use anyhow::{Context as _, Result};
@@ -35,6 +36,9 @@ pub fn finish(console: &mut Console, results: &RunResults<'_>) -> Result<ExitCod
     let summary = Summary::new(results.manifest, results.records)?;
     console.line("");
     console.line(&SummaryTable::of(&summary).render());
+    for line in timing_lines(results.manifest, results.records) {
+        console.line(&line);
+    }
     console.flush();
     let path = results.dir.join("summary.json");
     std::fs::write(&path, summary.to_json_text())

@@ -16,6 +16,7 @@ pub mod saved;
 pub(crate) mod step_summary;
 pub mod summary;
 pub mod table;
+mod timing;
 
 use crate::events::{RunEvent, RunObserver};
 use anyhow::Result;
