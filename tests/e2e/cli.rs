@@ -149,3 +149,26 @@ fn only_task_commands_say_benchmark_failed() {
         run.stderr
     );
 }
+
+#[test]
+fn a_wrong_bench_sdk_dir_fails_bench_new_before_it_writes_anything() {
+    let dir = TempDir::new().unwrap();
+    let not_a_checkout = TempDir::new().unwrap();
+    let run = crate::support::bench::run_command(
+        crate::support::bench::bench(dir.path())
+            .env("BENCH_SDK_DIR", not_a_checkout.path())
+            .args(["new", "my-bench", "--lang", "ts"]),
+    );
+    assert_eq!(run.code, Some(1));
+    let shown = std::fs::canonicalize(not_a_checkout.path()).unwrap();
+    assert_eq!(
+        run.stderr.trim_end(),
+        format!(
+            "error: BENCH_SDK_DIR ({}) is not a bench checkout: it has no guest-sdk/Cargo.toml, \
+             guest-sdk/js/package.json, guest-sdk/python/bench_task; set BENCH_SDK_DIR to the \
+             root of a bench repository checkout",
+            shown.display()
+        )
+    );
+    assert!(!dir.path().join("my-bench").exists());
+}
