@@ -5,6 +5,8 @@
 mod support;
 
 mod bad_input;
+mod cli;
+mod failure_gates;
 mod guest_errors;
 mod guest_http;
 mod hardening;
@@ -15,10 +17,13 @@ mod platform_faults;
 mod platform_serve;
 mod platform_stalls;
 mod polyglot;
+mod progress;
 mod report;
 mod run;
 mod sandbox;
 mod scaffold;
 mod scale;
 mod scoring;
+mod stop;
 mod summary_parity;
+mod timing;

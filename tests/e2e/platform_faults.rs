@@ -221,7 +221,7 @@ fn auth_failures_and_api_errors_print_upstream_messages() {
     assert_eq!(run.code, Some(1));
     assert_eq!(
         run.stderr.trim_end(),
-        "Benchmark failed: No credentials found. Set BENCHMARKS_PLATFORM_API_KEY or BENCHMARKS_PLATFORM_TOKEN, or run `bench auth login` for OAuth. Create an API key at https://platform.computesdk.com in your organization settings (Settings → API keys)."
+        "Benchmark failed: No credentials found. Set BENCHMARKS_PLATFORM_API_KEY or BENCHMARKS_PLATFORM_TOKEN (a run can also stay local with --no-ingest). Create an API key at https://platform.computesdk.com in your organization settings (Settings → API keys)."
     );
 
     let listed = run_command(platform_bench(dir.path(), &server.url(), "bp_wrong").args([

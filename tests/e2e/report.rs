@@ -336,6 +336,6 @@ fn report_of_a_directory_without_a_run_fails() {
     assert_eq!(run.code, Some(1));
     assert_eq!(
         run.stderr.trim(),
-        "Benchmark failed: cannot read nowhere/run.json: No such file or directory (os error 2)"
+        "error: cannot read nowhere/run.json: No such file or directory (os error 2)"
     );
 }

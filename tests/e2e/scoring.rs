@@ -257,7 +257,7 @@ fn a_scoring_spec_error_fails_with_the_upstream_message_after_the_records_are_sa
     assert_eq!(report.code, Some(1));
     assert_eq!(
         report.stderr.trim(),
-        "Benchmark failed: Scoring spec weights sum to 1.010, expected 1.0 (±0.01). Each \
+        "error: Scoring spec weights sum to 1.010, expected 1.0 (±0.01). Each \
          metric's weights.median + weights.p95 + weights.p99, summed across every declared \
          metric, must total 1.0 for compositeScore to stay a meaningful 0-100 scale. \
          Per-metric totals: uploadMs=0.324, throughputMbps=0.686"

@@ -3,10 +3,17 @@
 //! Every known flag is one row of `FLAGS`: its name, whether it takes a value, and how the
 //! value is checked and stored.
 
+mod early;
+mod help;
+
+pub(crate) use early::{reject_typos, split_task_words};
+pub(crate) use help::flags_help;
+
 use bench_runtime::config::{is_lowercase_slug, GroupBy};
 use bench_runtime::js;
 use bench_runtime::plan::Overrides;
 use bench_runtime::report::export::ExportPaths;
+use bench_runtime::report::failures::FailureGates;
 use bench_runtime::sandbox::grants::SandboxOverrides;
 
 /// Usage text of `bench run`.
@@ -19,7 +26,8 @@ pub(crate) const RUN_USAGE: &str = "Usage:
       [--max-sandboxes N]
       [--http-keep-alive=false]
       [--export-json FILE] [--export-csv FILE] [--export-markdown FILE] [--export-junit FILE]
-      [--fail-under SCORE] [--require-upload]";
+      [--fail-under SCORE] [--max-failure-rate FRACTION] [--allow-all-failed] [--require-upload]
+      [--stop-grace DURATION] [-q | --quiet] [--per-task-lines]";
 
 /// The flags of one `bench run` invocation; `None` when not given.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -44,6 +52,15 @@ pub(crate) struct RunFlags {
     pub exports: ExportPaths,
     /// `--fail-under SCORE`: exit 99 when a participant's overall composite score is below.
     pub fail_under: Option<f64>,
+    /// `--max-failure-rate FRACTION` and `--allow-all-failed`: exit 2 when more tasks failed.
+    pub failure_gates: FailureGates,
+    /// `--quiet`/`-q`: print only errors and the final summary.
+    pub quiet: bool,
+    /// `--per-task-lines`: upstream's line per task even on a terminal (no progress bar).
+    pub per_task_lines: bool,
+    /// `--stop-grace DURATION`: how long running tasks may go on after Ctrl-C before they
+    /// are interrupted, in milliseconds.
+    pub stop_grace_ms: Option<u64>,
     /// Sandbox grants and limits (`--allow-host`, `--allow-dir`, `--max-memory`,
     /// `--task-timeout`, `--max-sandboxes`, `--http-keep-alive`).
     pub sandbox: SandboxOverrides,
@@ -197,6 +214,30 @@ const FLAGS: &[FlagSpec] = &[
         f.sandbox.http_keep_alive = Some(boolean(flag, v)?);
         Ok(())
     }),
+    valued("--max-failure-rate", |f, flag, v| {
+        f.failure_gates.max_failure_rate = Some(fraction(flag, v)?);
+        Ok(())
+    }),
+    switch("--allow-all-failed", |f, _, _| {
+        f.failure_gates.allow_all_failed = true;
+        Ok(())
+    }),
+    switch("--quiet", |f, _, _| {
+        f.quiet = true;
+        Ok(())
+    }),
+    switch("-q", |f, _, _| {
+        f.quiet = true;
+        Ok(())
+    }),
+    switch("--per-task-lines", |f, _, _| {
+        f.per_task_lines = true;
+        Ok(())
+    }),
+    valued("--stop-grace", |f, flag, v| {
+        f.stop_grace_ms = Some(duration_ms(flag, v)?);
+        Ok(())
+    }),
 ];
 
 /// Parses the flags after `bench run <task>`. `custom_flags` is the config's
@@ -315,6 +356,18 @@ pub(crate) fn fail_under(value: &str) -> Result<f64, FlagError> {
     if !x.is_finite() {
         return Err(invalid(format!(
             "--fail-under expects a number (got \"{value}\")"
+        )));
+    }
+    Ok(x + 0.0)
+}
+
+/// A share from 0 to 1 (`0.05`).
+fn fraction(flag: &str, value: &str) -> Result<f64, FlagError> {
+    text(flag, value)?;
+    let x = js::number_from_text(value);
+    if !(0.0..=1.0).contains(&x) {
+        return Err(invalid(format!(
+            "{flag} expects a fraction from 0 to 1, like 0.05 (got \"{value}\")"
         )));
     }
     Ok(x + 0.0)
@@ -711,9 +764,28 @@ mod tests {
             "--require-upload",
             "--max-sandboxes",
             "20000",
+            "--stop-grace",
+            "2s",
+            "--max-failure-rate",
+            "0.05",
+            "--allow-all-failed",
+            "-q",
         ])
         .unwrap();
+        assert!(flags.quiet);
+        assert!(parse(&["--quiet"]).unwrap().quiet);
+        assert_eq!(flags.failure_gates.max_failure_rate, Some(0.05));
+        assert!(flags.failure_gates.allow_all_failed);
+        assert_eq!(
+            error(&["--max-failure-rate", "5%"]),
+            r#"--max-failure-rate expects a fraction from 0 to 1, like 0.05 (got "5%")"#
+        );
+        assert_eq!(
+            error(&["--max-failure-rate", "1.5"]),
+            r#"--max-failure-rate expects a fraction from 0 to 1, like 0.05 (got "1.5")"#
+        );
         assert_eq!(flags.out.as_deref(), Some("results"));
+        assert_eq!(flags.stop_grace_ms, Some(2000));
         assert!(flags.fresh_instance);
         assert!(flags.require_upload);
         assert_eq!(flags.sandbox.max_sandboxes, Some(20_000));

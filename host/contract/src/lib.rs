@@ -10,3 +10,15 @@ wasmtime::component::bindgen!({
     imports: { default: trappable },
     exports: { default: async },
 });
+
+/// The contract package this host provides, as tasks import it (`wit/task.wit`).
+pub const CONTRACT_PACKAGE: &str = "bench:task@0.1.0";
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_package_constant_is_the_wit_package() {
+        let wit = include_str!("../../../wit/task.wit");
+        assert!(wit.contains(&format!("\npackage {};\n", super::CONTRACT_PACKAGE)));
+    }
+}

@@ -8,11 +8,11 @@ use std::path::{Path, PathBuf};
 /// The platform root used when nothing names another.
 pub(crate) const DEFAULT_ROOT: &str = "https://platform.computesdk.com";
 
-const NO_CREDENTIALS: &str = "No credentials found. Set BENCHMARKS_PLATFORM_API_KEY or BENCHMARKS_PLATFORM_TOKEN, or run `bench auth login` for OAuth. Create an API key at https://platform.computesdk.com in your organization settings (Settings → API keys).";
+const NO_CREDENTIALS: &str = "No credentials found. Set BENCHMARKS_PLATFORM_API_KEY or BENCHMARKS_PLATFORM_TOKEN (a run can also stay local with --no-ingest). Create an API key at https://platform.computesdk.com in your organization settings (Settings → API keys).";
 const SESSION_EXPIRED: &str =
-    "Your session has expired. Run `bench auth login` or set BENCHMARKS_PLATFORM_API_KEY.";
+    "Your saved session has expired. Set BENCHMARKS_PLATFORM_API_KEY (a run can also stay local with --no-ingest).";
 const REFRESH_FAILED: &str =
-    "Failed to refresh your session. Run `bench auth login` or set BENCHMARKS_PLATFORM_API_KEY.";
+    "Failed to refresh your saved session. Set BENCHMARKS_PLATFORM_API_KEY (a run can also stay local with --no-ingest).";
 
 /// Refresh a saved token this long before it expires.
 const REFRESH_MARGIN_MS: f64 = 5.0 * 60.0 * 1000.0;

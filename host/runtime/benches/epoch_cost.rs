@@ -40,6 +40,7 @@ async fn measure(wasm: &Path, epoch_interruption: bool) -> Duration {
         capabilities: Capabilities::default(),
         args: vec![("--limit".into(), "5000000".into())],
         fresh_instance: false,
+        stop: Default::default(),
     };
     let mut slot = config.open_slot();
     let mut samples = Vec::with_capacity(SAMPLES);

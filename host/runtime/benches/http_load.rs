@@ -168,6 +168,7 @@ fn guest(wasm: &str, url: &str, count: u64, keep_alive: bool) {
             },
             args: vec![("--urls".into(), url.into())],
             fresh_instance: false,
+            stop: Default::default(),
         };
         let mut slot = config.open_slot();
         // The first task instantiates the component and opens the connection.

@@ -76,6 +76,7 @@ async fn per_task(task: &Arc<TaskComponent>, fresh_instance: bool) -> (Duration,
         capabilities: Capabilities::default(),
         args: Vec::new(),
         fresh_instance,
+        stop: Default::default(),
     };
     let mut slot = config.open_slot();
     // Warm up: the first instance, the pool slot's image, the allocator.

@@ -242,7 +242,7 @@ impl Drop for TaskEngine {
 
 /// The version of the `wasmtime` crate this host links (its `wasmtime-environ`, released in
 /// lockstep, carries it).
-pub(crate) fn wasmtime_version() -> &'static str {
+pub fn wasmtime_version() -> &'static str {
     wasmtime_environ::VERSION
 }
 

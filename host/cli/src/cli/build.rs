@@ -1,6 +1,6 @@
 //! `bench build`: build a task project into a component and print its path.
 
-use super::fail;
+use super::error_exit;
 use crate::project;
 use std::path::Path;
 use std::process::ExitCode;
@@ -12,6 +12,6 @@ pub(super) fn build(dir: &Path) -> ExitCode {
             println!("{}", path.display());
             ExitCode::SUCCESS
         }
-        Err(error) => fail(&error),
+        Err(error) => error_exit(&error),
     }
 }

@@ -7,6 +7,7 @@ use serve::ServeArgs;
 mod build;
 mod check;
 mod inspect;
+mod interrupt;
 mod new;
 mod platform;
 mod report;
@@ -18,14 +19,29 @@ use bench_runtime::report::console::escape;
 use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::OnceLock;
 
 /// bench: run benchmark tasks compiled to WebAssembly components, each participant in its
 /// own sandbox.
 #[derive(Debug, Parser)]
-#[command(name = "bench", version, about)]
+#[command(name = "bench", version = version_text(), about)]
 pub(crate) struct Cli {
     #[command(subcommand)]
     command: Command,
+}
+
+/// `bench --version`: bench's version, then the wasmtime it links and the task contract it
+/// provides, one per line.
+fn version_text() -> &'static str {
+    static TEXT: OnceLock<String> = OnceLock::new();
+    TEXT.get_or_init(|| {
+        format!(
+            "{}\nwasmtime {}\ncontract {}",
+            env!("CARGO_PKG_VERSION"),
+            bench_runtime::engine::wasmtime_version(),
+            bench_contract::CONTRACT_PACKAGE
+        )
+    })
 }
 
 #[derive(Debug, Subcommand)]
@@ -68,12 +84,26 @@ enum Command {
     Platform(platform::PlatformCommand),
     /// Re-read a saved run: print its summary, rewrite summary.json and export it again.
     Report(ReportArgs),
+    /// Print a shell completion script.
+    ///
+    /// For example: `bench completions bash > ~/.local/share/bash-completion/completions/bench`.
+    Completions {
+        /// The shell.
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
 }
 
 #[derive(Debug, Args)]
 struct TaskArgs {
-    /// The task, then upstream run flags (see `bench run --help`).
-    #[arg(trailing_var_arg = true, allow_hyphen_values = true, num_args = 0..)]
+    /// The task (a .wasm component or a task project directory) and the flags below; bench's
+    /// flags may come before or after the task, the task's own flags after it.
+    #[arg(
+        value_name = "TASK AND FLAGS",
+        trailing_var_arg = true,
+        allow_hyphen_values = true,
+        num_args = 0..
+    )]
     args: Vec<String>,
 }
 
@@ -81,13 +111,10 @@ impl Cli {
     /// Runs the command and returns the process exit code.
     pub(crate) fn execute(self) -> ExitCode {
         match self.command {
-            Command::Run(args) => {
-                task_command(
-                    args,
-                    |task, flags| async move { run::run(&task, &flags).await },
-                )
-            }
-            Command::Check(args) => task_command(args, |task, flags| async move {
+            Command::Run(args) => task_command("run", args, |task, flags| async move {
+                run::run(&task, &flags).await
+            }),
+            Command::Check(args) => task_command("check", args, |task, flags| async move {
                 let ok = check::check(&task, &flags).await?;
                 Ok(if ok {
                     ExitCode::SUCCESS
@@ -95,7 +122,7 @@ impl Cli {
                     ExitCode::FAILURE
                 })
             }),
-            Command::Inspect(args) => task_command(args, |task, flags| async move {
+            Command::Inspect(args) => task_command("inspect", args, |task, flags| async move {
                 inspect::inspect(&task, &flags).await?;
                 Ok(ExitCode::SUCCESS)
             }),
@@ -104,31 +131,57 @@ impl Cli {
             Command::Platform(command) => block_on(command.execute()),
             Command::Build { dir } => build::build(&dir),
             Command::New { dir, lang } => new::new(&dir, lang),
+            Command::Completions { shell } => completions(shell),
         }
     }
 }
 
-fn task_command<F, Fut>(args: TaskArgs, command: F) -> ExitCode
+/// `bench run|check|inspect`: help, the task path and typos of bench's flags are dealt with
+/// before the task is built; the rest of the flags after its config call.
+fn task_command<F, Fut>(name: &str, args: TaskArgs, command: F) -> ExitCode
 where
     F: FnOnce(PathBuf, Vec<String>) -> Fut,
     Fut: std::future::Future<Output = anyhow::Result<ExitCode>>,
 {
-    let mut words = args.args.into_iter();
-    let task = match words.next() {
-        Some(word) if word == "--help" || word == "-h" => {
-            println!("{}", flags::RUN_USAGE);
-            return ExitCode::SUCCESS;
-        }
-        Some(word) if !word.starts_with('-') => PathBuf::from(word),
-        _ => return fail(&anyhow::anyhow!("{}", flags::RUN_USAGE)),
+    let words = flags::split_task_words(args.args);
+    if words.help {
+        print_task_help(name);
+        return ExitCode::SUCCESS;
+    }
+    let Some(task) = words.task else {
+        return fail(&anyhow::anyhow!("{}", flags::RUN_USAGE));
     };
-    let flags: Vec<String> = words.collect();
+    if let Err(error) = flags::reject_typos(&words.flags) {
+        return fail(&error.into());
+    }
+    let task = PathBuf::from(task);
     block_on(async move {
-        match command(task, flags).await {
+        match command(task, words.flags).await {
             Ok(code) => code,
             Err(error) => fail(&error),
         }
     })
+}
+
+/// The help of `bench <name>`: clap's about and usage, then every run flag.
+fn print_task_help(name: &str) {
+    let mut cli = <Cli as clap::CommandFactory>::command();
+    if let Some(command) = cli.find_subcommand_mut(name) {
+        let mut command = command.clone().bin_name(format!("bench {name}"));
+        println!("{}", command.render_long_help());
+    }
+    println!("{}", flags::flags_help());
+}
+
+/// Prints the completion script of `shell` (a closed pipe, as with `| head`, is no error).
+fn completions(shell: clap_complete::Shell) -> ExitCode {
+    let mut script = Vec::new();
+    let mut cli = <Cli as clap::CommandFactory>::command();
+    clap_complete::generate(shell, &mut cli, "bench", &mut script);
+    match std::io::Write::write_all(&mut std::io::stdout(), &script) {
+        Err(error) if error.kind() != std::io::ErrorKind::BrokenPipe => error_exit(&error.into()),
+        _ => ExitCode::SUCCESS,
+    }
 }
 
 /// Runs a command on a multi-threaded tokio runtime.
@@ -138,16 +191,26 @@ fn block_on(command: impl std::future::Future<Output = ExitCode>) -> ExitCode {
         .build()
     {
         Ok(runtime) => runtime.block_on(command),
-        Err(error) => fail(&error.into()),
+        Err(error) => error_exit(&error.into()),
     }
 }
 
-/// Prints `Benchmark failed: <message>` on stderr (upstream's wording) and returns exit 1.
+/// Prints `Benchmark failed: <message>` on stderr (upstream's wording for a run, check or
+/// inspect that cannot go on) and returns exit 1.
+pub(crate) fn fail(error: &anyhow::Error) -> ExitCode {
+    print_error("Benchmark failed", error)
+}
+
+/// Prints `error: <message>` on stderr (any other command) and returns exit 1.
+pub(crate) fn error_exit(error: &anyhow::Error) -> ExitCode {
+    print_error("error", error)
+}
+
 /// A message may quote a task's text: control characters other than line breaks are shown
 /// escaped.
-pub(crate) fn fail(error: &anyhow::Error) -> ExitCode {
+fn print_error(prefix: &str, error: &anyhow::Error) -> ExitCode {
     let message = format!("{error:#}");
     let lines: Vec<_> = message.split('\n').map(escape).collect();
-    eprintln!("Benchmark failed: {}", lines.join("\n"));
+    eprintln!("{prefix}: {}", lines.join("\n"));
     ExitCode::FAILURE
 }

@@ -1,7 +1,7 @@
 //! `bench report`: re-read a saved run, print its summary, rewrite `summary.json` and export
 //! it again.
 
-use super::fail;
+use super::error_exit;
 use crate::flags;
 use bench_runtime::report::export::ExportPaths;
 use bench_runtime::report::saved;
@@ -39,6 +39,6 @@ impl ReportArgs {
             markdown: self.export_markdown,
             junit: self.export_junit,
         };
-        saved::report(&self.dir, &exports, self.fail_under).unwrap_or_else(|e| fail(&e))
+        saved::report(&self.dir, &exports, self.fail_under).unwrap_or_else(|e| error_exit(&e))
     }
 }

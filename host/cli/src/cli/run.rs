@@ -1,6 +1,7 @@
 //! `bench run`: component → config → validated plan → executor → local
 //! results (spec §3.1, local mode).
 
+use super::interrupt::{self, DEFAULT_STOP_GRACE, INTERRUPTED_EXIT};
 use super::task::{prepare, Prepared};
 use anyhow::Result;
 use bench_platform::reporter::{Closing, PlatformRun};
@@ -13,23 +14,36 @@ use bench_runtime::metrics::MetricsRecorder;
 use bench_runtime::plan::{self, ComponentInfo, HostInfo, RunConfig, RunManifest};
 use bench_runtime::report::console::{Console, Header};
 use bench_runtime::report::export::ExportManager;
+use bench_runtime::report::failures::{FailureTally, FAILED_TASKS_EXIT};
 use bench_runtime::report::finish::{finish, RunResults};
 use bench_runtime::report::origin;
 use bench_runtime::report::paths;
+use bench_runtime::report::progress::ProgressBars;
 use bench_runtime::report::results::{renamed_log_files, ResultsWriter};
 use bench_runtime::report::tally::RunTally;
 use bench_runtime::report::RunReporter;
 use bench_runtime::sandbox::limits::DEFAULT_MAX_PARTICIPANT_LOG_BYTES;
+use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
-use std::time::SystemTime;
+use std::time::{Duration, SystemTime};
 
 /// Runs a benchmark task (a `.wasm` component or a project directory) with upstream flags.
 pub(super) async fn run(task_path: &Path, argv: &[String]) -> Result<ExitCode> {
     let prepared = prepare(task_path, argv).await?;
     let platform_auth = bench_platform::run_auth(prepared.flags.no_ingest).await?;
-    let mut console = Console::default();
+    // On a terminal a progress bar replaces upstream's per-task lines; logs and pipes get
+    // the lines unchanged.
+    let bars =
+        !prepared.flags.quiet && !prepared.flags.per_task_lines && std::io::stdout().is_terminal();
+    let mut console = if prepared.flags.quiet {
+        Console::quiet()
+    } else if bars {
+        Console::without_task_lines()
+    } else {
+        Console::default()
+    };
     for skipped in &prepared.skipped {
         console.line(&skipped.line());
     }
@@ -49,6 +63,11 @@ pub(super) async fn run(task_path: &Path, argv: &[String]) -> Result<ExitCode> {
         sandboxes,
         ..
     } = prepared;
+    // From here on Ctrl-C stops the run gracefully: what ran is kept and summarized.
+    let grace = flags
+        .stop_grace_ms
+        .map_or(DEFAULT_STOP_GRACE, Duration::from_millis);
+    interrupt::watch(exec_plan.stop.clone(), grace)?;
     // The run's engine: its instance pool holds exactly the sandboxes the run keeps alive
     // (it also drives their deadlines, so it lives until the run ends).
     let _engine =
@@ -82,6 +101,7 @@ pub(super) async fn run(task_path: &Path, argv: &[String]) -> Result<ExitCode> {
         completed_at: None,
         tasks: None,
         log_files: renamed_log_files(names.iter().map(String::as_str)),
+        interrupted: false,
     };
     results.write_run_json(&manifest)?;
 
@@ -107,6 +127,7 @@ pub(super) async fn run(task_path: &Path, argv: &[String]) -> Result<ExitCode> {
                         .for_participant(&config, participant, |name| std::env::var(name).ok())?,
                     args: flags.custom.clone(),
                     fresh_instance: flags.fresh_instance,
+                    stop: exec_plan.stop.clone(),
                 },
             })
         })
@@ -124,12 +145,19 @@ pub(super) async fn run(task_path: &Path, argv: &[String]) -> Result<ExitCode> {
     // The tally keeps what the summary needs of each record; no record is kept.
     let mut reporter = RunReporter { console, results };
     let mut tally = RunTally::new(&manifest);
+    let mut failures = FailureTally::default();
     let mut metrics_observer = metrics.clone();
     let mut platform_observer = platform.as_ref().map(|p| p.observer(metrics.clone()));
+    let mut progress = bars.then(ProgressBars::default);
     let mut observers = Observers::default();
+    // The bar goes first (it only draws): it is cleared before the console ends its line.
+    if let Some(progress) = &mut progress {
+        observers.push(progress);
+    }
     observers.push(&mut reporter);
     observers.push(&mut tally);
     observers.push(&mut metrics_observer);
+    observers.push(&mut failures);
     if let Some(observer) = &mut platform_observer {
         observers.push(observer);
     }
@@ -142,6 +170,9 @@ pub(super) async fn run(task_path: &Path, argv: &[String]) -> Result<ExitCode> {
         platform.as_ref(),
     )
     .await?;
+    if let Some(progress) = &mut progress {
+        progress.clear();
+    }
     reporter.results.flush()?;
     metrics.sample();
     let mut closing = match platform {
@@ -153,6 +184,7 @@ pub(super) async fn run(task_path: &Path, argv: &[String]) -> Result<ExitCode> {
     }
     let completed_at = SystemTime::now();
     manifest.complete(js::iso_timestamp(completed_at), tally.task_counts());
+    manifest.interrupted = exec_plan.stop.is_stopping();
     reporter.results.write_run_json(&manifest)?;
     let results = RunResults {
         manifest: &manifest,
@@ -167,6 +199,13 @@ pub(super) async fn run(task_path: &Path, argv: &[String]) -> Result<ExitCode> {
     reporter
         .console
         .line(&format!("Results: {}", reporter.results.dir().display()));
+    if manifest.interrupted {
+        return Ok(ExitCode::from(INTERRUPTED_EXIT));
+    }
+    if let Some(verdict) = failures.verdict(&flags.failure_gates) {
+        eprintln!("{verdict}");
+        return Ok(ExitCode::from(FAILED_TASKS_EXIT));
+    }
     Ok(code)
 }
 
@@ -186,6 +225,9 @@ async fn execute(
         }
         GroupBy::Participant => {
             for participant in participants {
+                if plan.stop.is_stopping() {
+                    break;
+                }
                 if let Some(platform) = platform {
                     if !platform.begin(&participant.name)? {
                         continue;

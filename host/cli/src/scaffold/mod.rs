@@ -75,6 +75,7 @@ pub(crate) fn create(dir: &Path, lang: Lang) -> Result<Vec<PathBuf>> {
         .filter(|name| !name.is_empty())
         .with_context(|| format!("{} does not name a directory", dir.display()))?;
     let slug = slug(&title);
+    sdk::checked_root()?;
     let values = [
         ("title", title.clone()),
         ("slug", slug.clone()),

@@ -8,6 +8,7 @@ mod participant;
 mod round;
 mod runner;
 mod slot;
+mod stop;
 #[cfg(test)]
 mod test_support;
 
@@ -15,6 +16,7 @@ pub use participant::run_participant;
 pub use round::run_rounds;
 pub use runner::{SlotFactory, TaskRunner};
 pub use slot::SlotConfig;
+pub use stop::RunStop;
 
 use crate::config::GroupBy;
 use crate::events::{Finished, RunEvent, RunObserver};
@@ -40,6 +42,8 @@ pub struct ExecPlan {
     pub concurrency: u32,
     /// Ramp (participant mode) or gap between rounds (round mode), in milliseconds.
     pub stagger_delay_ms: f64,
+    /// The run's stop switch: no task starts once it is thrown.
+    pub stop: RunStop,
 }
 
 impl ExecPlan {

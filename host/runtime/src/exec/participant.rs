@@ -2,6 +2,9 @@
 //! (each its own [`TaskRunner`]) pull the next schedule index from one counter; the stagger ramp is anchored to the
 //! first start (spec §3.2–3.3).
 //!
+//! Once the run's stop is thrown no task starts; the running ones finish (or are
+//! interrupted by their slot) and the participant ends with the records it has.
+//!
 //! With one slot the tasks run inline in the executor's task (no thread hand-off per task);
 //! with more, each slot is a tokio task and finished tasks are collected every few
 //! milliseconds rather than one wake-up per task. Every finished task goes to the observer
@@ -57,7 +60,9 @@ async fn run_inline<F: SlotFactory>(
     let mut ticker = flush_ticker();
     let mut finishes = Finishes::default();
     for index in 0..total {
-        ramp.wait(index).await;
+        if plan.stop.unless_stopped(ramp.wait(index)).await.is_none() {
+            break;
+        }
         let task = slot.run(index as u32, plan.schedule.phase_at(index));
         let finished = flushing_while(task, &mut ticker, observer).await?;
         task_finished(observer, &participant.name, finished, total, &mut finishes)?;
@@ -80,13 +85,16 @@ async fn run_pool<F: SlotFactory>(
         let mut slot = participant.slots.open_slot();
         let schedule = plan.schedule.clone();
         let (next_index, ramp, done) = (next_index.clone(), ramp.clone(), done.clone());
+        let stop = plan.stop.clone();
         workers.spawn(async move {
-            loop {
+            while !stop.is_stopping() {
                 let index = next_index.fetch_add(1, Ordering::Relaxed);
                 if index >= total {
                     break;
                 }
-                ramp.wait(index).await;
+                if stop.unless_stopped(ramp.wait(index)).await.is_none() {
+                    break;
+                }
                 let finished = slot.run(index as u32, schedule.phase_at(index)).await;
                 done.lock()
                     .unwrap_or_else(|e| e.into_inner())
@@ -325,6 +333,54 @@ mod tests {
             tape.without_flushes().last(),
             Some(&Seen::ParticipantFinished("a".into(), 3, 2))
         );
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn no_task_starts_once_the_run_is_stopped_and_running_ones_are_recorded() {
+        for concurrency in [1, 3] {
+            let journal = Arc::default();
+            let fake = participant("a", &journal, takes(100));
+            let plan = plan(50, concurrency, 0.0);
+            let stop = plan.stop.clone();
+            tokio::spawn(async move {
+                tokio::time::sleep(ms(250)).await;
+                stop.stop_scheduling();
+            });
+            let mut tape = Tape::default();
+            run_participant(&fake, &plan, &mut tape).await.unwrap();
+            // Tasks start at 0, 100 and 200 ms in every slot; the stop at 250 ms lets the
+            // third wave finish and starts no fourth.
+            let expected = 3 * concurrency as usize;
+            assert_eq!(
+                journal.started().len(),
+                expected,
+                "concurrency {concurrency}"
+            );
+            let indexes: Vec<u32> = tape
+                .records_of("a")
+                .iter()
+                .map(|record| record.task_index)
+                .collect();
+            assert_eq!(indexes, (0..expected as u32).collect::<Vec<_>>());
+        }
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_stop_during_the_stagger_ramp_ends_the_participant_at_once() {
+        let journal = Arc::default();
+        let fake = participant("a", &journal, takes(1));
+        let plan = plan(5, 1, 1000.0);
+        let stop = plan.stop.clone();
+        tokio::spawn(async move {
+            tokio::time::sleep(ms(10)).await;
+            stop.stop_scheduling();
+        });
+        let start = Instant::now();
+        run_participant(&fake, &plan, &mut Tape::default())
+            .await
+            .unwrap();
+        assert_eq!(journal.started(), [("a", 0)]);
+        assert_eq!(start.elapsed(), ms(10));
     }
 
     /// Fails when told of a finished task, as the results writer does when its disk is full.

@@ -1,5 +1,6 @@
 //! groupBy `round`: round `i` runs task `i` of every participant (at most `concurrency` at
-//! once, started in participant order), with a fixed gap between rounds (spec §3.4).
+//! once, started in participant order), with a fixed gap between rounds (spec §3.4). Once the
+//! run's stop is thrown no task starts; the current round's running tasks finish.
 
 use super::pacing::{flush_ticker, flushing_while};
 use super::{task_finished, ExecPlan, Finishes, ParticipantRun, SlotFactory, TaskRunner};
@@ -28,15 +29,23 @@ pub async fn run_rounds<F: SlotFactory>(
     let mut finishes = vec![Finishes::default(); participants.len()];
     let mut ticker = flush_ticker();
     let permits = Arc::new(Semaphore::new((plan.concurrency as usize).max(1)));
+    let stop = &plan.stop;
     for round in 0..rounds {
         if round > 0 && plan.stagger_delay_ms > 0.0 {
             observer.observe(RunEvent::Flush)?;
-            tokio::time::sleep(Duration::from_secs_f64(plan.stagger_delay_ms / 1000.0)).await;
+            let gap = tokio::time::sleep(Duration::from_secs_f64(plan.stagger_delay_ms / 1000.0));
+            stop.unless_stopped(gap).await;
+        }
+        if stop.is_stopping() {
+            break;
         }
         if plan.concurrency <= 1 {
             let phase = plan.schedule.phase_at(round);
             // One task at a time, in participant order: run them inline.
             for (index, slot) in slots.iter_mut().enumerate() {
+                if stop.is_stopping() {
+                    break;
+                }
                 let slot = slot
                     .as_mut()
                     .expect("slots stay in place in sequential rounds");
@@ -49,7 +58,10 @@ pub async fn run_rounds<F: SlotFactory>(
         }
         let mut running: JoinSet<(usize, F::Runner, Finished)> = JoinSet::new();
         for (index, slot) in slots.iter_mut().enumerate() {
-            let permit = permits.clone().acquire_owned().await?;
+            let Some(permit) = stop.unless_stopped(permits.clone().acquire_owned()).await else {
+                break;
+            };
+            let permit = permit?;
             let mut slot = slot
                 .take()
                 .expect("every slot is back before the next round");
@@ -100,6 +112,36 @@ mod tests {
             span.1 = span.1.max(task.ended);
         }
         spans.into_values().collect()
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn once_the_run_is_stopped_no_task_and_no_round_starts() {
+        for (concurrency, started) in [(1, 2), (2, 3)] {
+            let journal = Arc::default();
+            let participants = [
+                participant("a", &journal, takes(100)),
+                participant("b", &journal, takes(100)),
+                participant("c", &journal, takes(100)),
+            ];
+            let plan = plan(10, concurrency, 0.0);
+            let stop = plan.stop.clone();
+            tokio::spawn(async move {
+                tokio::time::sleep(ms(150)).await;
+                stop.stop_scheduling();
+            });
+            let mut tape = Tape::default();
+            run_rounds(&participants, &plan, &mut tape).await.unwrap();
+            assert_eq!(
+                journal.started().len(),
+                started,
+                "concurrency {concurrency}"
+            );
+            assert_eq!(
+                tape.records.len(),
+                started,
+                "every started task is recorded"
+            );
+        }
     }
 
     #[tokio::test(start_paused = true)]

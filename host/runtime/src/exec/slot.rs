@@ -4,6 +4,7 @@
 
 use super::outcome::{build_record, TaskEnd, Timing};
 use super::runner::{SlotFactory, TaskRunner};
+use super::stop::RunStop;
 use crate::component::{trap_summary, TaskComponent};
 use crate::events::Finished;
 use crate::js;
@@ -30,6 +31,8 @@ pub struct SlotConfig {
     pub args: Vec<(String, String)>,
     /// Instantiate afresh for every task instead of reusing the slot's instance.
     pub fresh_instance: bool,
+    /// The run's stop switch: a running task is interrupted when it says so.
+    pub stop: RunStop,
 }
 
 /// One concurrency slot of one participant: its sandbox, created by the first task.
@@ -50,6 +53,7 @@ enum CallEnd {
     Returned(RunResult),
     StepTimedOut(StepDeadline),
     TaskTimedOut(Duration),
+    Interrupted,
 }
 
 impl SlotFactory for SlotConfig {
@@ -91,7 +95,7 @@ impl TaskRunner for SandboxSlot {
             args: self.config.args.clone(),
         };
         let task_timeout = self.config.capabilities.limits.task_timeout;
-        let end = call_with_deadlines(&mut live, &input, task_timeout).await;
+        let end = call_with_deadlines(&mut live, &input, task_timeout, &self.config.stop).await;
         let timing = timing(started_at, start);
         let (ending, reusable) = match end {
             CallEnd::Returned(Ok(Ok(output))) => (TaskEnd::Output(output), true),
@@ -104,6 +108,13 @@ impl TaskRunner for SandboxSlot {
                 stopped(
                     StopCode::TaskTimeout,
                     format!("Task timed out after {}ms", limit.as_millis()),
+                ),
+                false,
+            ),
+            CallEnd::Interrupted => (
+                stopped(
+                    StopCode::Interrupted,
+                    "the run was stopped while the task was running".into(),
                 ),
                 false,
             ),
@@ -151,12 +162,14 @@ async fn instantiate(config: &SlotConfig) -> Result<LiveInstance, String> {
     }
 }
 
-/// Calls `run`, racing it against the task timeout and the deadline of the open steps; the
-/// guest yields at every epoch tick, so even a CPU-bound loop is stopped on time.
+/// Calls `run`, racing it against the task timeout, the deadline of the open steps and the
+/// run's interruption; the guest yields at every epoch tick, so even a CPU-bound loop is
+/// stopped on time.
 async fn call_with_deadlines(
     live: &mut LiveInstance,
     input: &TaskInput,
     task_timeout: Option<Duration>,
+    stop: &RunStop,
 ) -> CallEnd {
     let LiveInstance {
         store,
@@ -170,6 +183,8 @@ async fn call_with_deadlines(
         }
     };
     tokio::pin!(task_expiry);
+    let interrupted = stop.interrupted();
+    tokio::pin!(interrupted);
     let call = task.call_run(&mut *store, input);
     tokio::pin!(call);
     loop {
@@ -189,6 +204,7 @@ async fn call_with_deadlines(
             () = &mut task_expiry => {
                 return CallEnd::TaskTimedOut(task_timeout.expect("a task expiry needs a limit"));
             }
+            () = &mut interrupted => return CallEnd::Interrupted,
             _ = deadline.changed() => {}
         }
     }

@@ -203,6 +203,7 @@ pub(crate) fn phased_plan(
         schedule: Arc::new(Schedule::from_phases(phases)),
         concurrency,
         stagger_delay_ms,
+        stop: Default::default(),
     }
 }
 

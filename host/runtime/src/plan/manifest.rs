@@ -43,6 +43,9 @@ pub struct RunManifest {
     /// name), each with the file that holds it, relative to the results directory.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub log_files: BTreeMap<String, String>,
+    /// Whether the run was stopped before its schedule ended (Ctrl-C); written only then.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub interrupted: bool,
 }
 
 impl RunManifest {

@@ -527,6 +527,7 @@ fn manifest(config: &BenchmarkConfig, participants: &[&str], run_id: &str) -> Ru
         completed_at: None,
         tasks: None,
         log_files: Default::default(),
+        interrupted: false,
     }
 }
 

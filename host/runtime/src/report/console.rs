@@ -64,6 +64,8 @@ pub struct Header<'a> {
 pub struct Console {
     out: BufWriter<Stdout>,
     last_flush: Instant,
+    quiet: bool,
+    task_lines: bool,
 }
 
 impl Default for Console {
@@ -71,11 +73,28 @@ impl Default for Console {
         Self {
             out: BufWriter::with_capacity(64 * 1024, std::io::stdout()),
             last_flush: Instant::now(),
+            quiet: false,
+            task_lines: true,
         }
     }
 }
 
 impl Console {
+    /// A console that leaves out the run's progress (header, participant banners, task
+    /// lines, per-participant tallies): `--quiet`. Other lines print as usual.
+    pub fn quiet() -> Self {
+        let mut console = Self::default();
+        console.quiet = true;
+        console
+    }
+
+    /// A console without the per-task lines, for a terminal where a progress bar shows them.
+    pub fn without_task_lines() -> Self {
+        let mut console = Self::default();
+        console.task_lines = false;
+        console
+    }
+
     /// Prints a line as is.
     pub fn line(&mut self, text: &str) {
         let _ = writeln!(self.out, "{text}");
@@ -84,6 +103,9 @@ impl Console {
 
     /// The run header, through the blank line after `Knobs:`.
     pub fn header(&mut self, header: &Header<'_>) {
+        if self.quiet {
+            return;
+        }
         self.line(&format!(
             "{} (self-contained)",
             escape(header.benchmark_name)
@@ -106,6 +128,9 @@ impl Console {
 
     /// The banner that opens a participant (participant mode).
     pub(crate) fn participant_banner(&mut self, participant: &str) {
+        if self.quiet {
+            return;
+        }
         self.line(BANNER);
         self.line(&format!("  Participant: {}", escape(participant)));
         self.line(BANNER);
@@ -114,6 +139,9 @@ impl Console {
 
     /// `  [p] Task n/N: success {json}` or `  [p] Task n/N: FAILED — code`.
     pub(crate) fn task_line(&mut self, participant: &str, record: &TaskRecord, total: usize) {
+        if self.quiet || !self.task_lines {
+            return;
+        }
         let n = u64::from(record.task_index) + 1;
         let outcome = if record.is_success() {
             match &record.data {
@@ -131,6 +159,9 @@ impl Console {
 
     /// `  Done: x/y succeeded.` and a blank line.
     pub(crate) fn participant_done(&mut self, tasks: usize, succeeded: usize) {
+        if self.quiet {
+            return;
+        }
         self.line(&format!("  Done: {succeeded}/{tasks} succeeded."));
         self.line("");
         self.flush();
@@ -138,6 +169,9 @@ impl Console {
 
     /// `Interleaving P participant(s), R round(s) each.` and a blank line.
     pub(crate) fn rounds_started(&mut self, participants: usize, rounds: usize) {
+        if self.quiet {
+            return;
+        }
         self.line(&format!(
             "Interleaving {participants} participant(s), {rounds} round(s) each."
         ));
@@ -147,6 +181,9 @@ impl Console {
 
     /// `  <name>: done.` or `  <name>: done (with errors).`
     pub(crate) fn round_participant_done(&mut self, participant: &str, failed: bool) {
+        if self.quiet {
+            return;
+        }
         let suffix = if failed { " (with errors)" } else { "" };
         self.line(&format!("  {}: done{suffix}.", escape(participant)));
     }

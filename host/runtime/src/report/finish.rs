@@ -1,6 +1,6 @@
 //! How every run with results ends, and `bench report` too: summarize the tally of the
-//! records, print the summary table, write `summary.json`, the export files and the GitHub
-//! step summary, then apply the `--fail-under` gate.
+//! records, print the summary table and the timing lines, write `summary.json`, the export
+//! files and the GitHub step summary, then apply the `--fail-under` gate.
 
 use super::console::Console;
 use super::export::{markdown, ExportManager};
@@ -10,6 +10,7 @@ use super::step_summary;
 use super::summary::Summary;
 use super::table::SummaryTable;
 use super::tally::RunTally;
+use super::timing::timing_lines;
 use crate::plan::RunManifest;
 use anyhow::{Context as _, Result};
 use std::path::Path;
@@ -34,9 +35,13 @@ pub struct RunResults<'a> {
 /// A scoring spec whose weights do not sum to 1 is an error, as upstream's
 /// `ScoringSpecError` fails the run (the records are on disk by then).
 pub fn finish(console: &mut Console, results: RunResults<'_>) -> Result<ExitCode> {
+    let timing = timing_lines(results.manifest, &results.tally);
     let summary = Summary::new(results.manifest, results.tally)?;
     console.line("");
     console.line(&SummaryTable::of(&summary).render());
+    for line in timing {
+        console.line(&line);
+    }
     console.flush();
     let path = results.dir.join("summary.json");
     std::fs::write(&path, summary.to_json_text())

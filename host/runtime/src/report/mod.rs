@@ -1,20 +1,23 @@
 //! Where a run's progress and results go: the console, the local results directory, the
-//! summary (table, `summary.json`, exports) and the `--fail-under` gate.
+//! summary (table, `summary.json`, exports) and the gates (`--fail-under`, failed tasks).
 
 pub mod console;
 pub mod export;
+pub mod failures;
 pub mod finish;
 pub mod gate;
 mod git_head;
 pub mod origin;
 pub mod participants;
 pub mod paths;
+pub mod progress;
 pub mod results;
 pub mod saved;
 pub(crate) mod step_summary;
 pub mod summary;
 pub mod table;
 pub mod tally;
+mod timing;
 
 use crate::events::{RunEvent, RunObserver};
 use anyhow::Result;

@@ -75,6 +75,7 @@ pub(crate) fn summary_run(manifest: &RunManifest) -> Value {
         wasmtime_version: &host.wasmtime_version,
         platform: node_platform(&host.os),
         arch: node_arch(&host.arch),
+        interrupted: manifest.interrupted,
     };
     serde_json::to_value(run).expect("the run object serializes")
 }
@@ -89,6 +90,9 @@ struct SummaryRun<'a> {
     wasmtime_version: &'a str,
     platform: &'a str,
     arch: &'a str,
+    /// Present (true) only when the run was stopped before its schedule ended.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    interrupted: bool,
 }
 
 /// Node.js's `process.platform` for a Rust `std::env::consts::OS`.
@@ -195,6 +199,18 @@ mod tests {
         assert_eq!(
             summary_run(&manifest).to_string(),
             r#"{"gitSha":"abc","triggeredBy":"push","benchVersion":"0.1.0","wasmtimeVersion":"48.0.8","platform":"darwin","arch":"arm64"}"#
+        );
+    }
+
+    #[test]
+    fn an_interrupted_run_says_so_in_its_summary_run() {
+        let manifest = test_manifest(json!({
+            "host": {"benchVersion": "0.1.0", "wasmtimeVersion": "48.0.8", "os": "linux", "arch": "x86_64"},
+            "interrupted": true
+        }));
+        assert_eq!(
+            summary_run(&manifest).to_string(),
+            r#"{"triggeredBy":"manual","benchVersion":"0.1.0","wasmtimeVersion":"48.0.8","platform":"linux","arch":"x64","interrupted":true}"#
         );
     }
 

@@ -4,6 +4,7 @@
 //! when the run is scored, task latency and every numeric measure when it is not.
 
 use super::participants::{ParticipantStats, StatsCollector};
+use super::timing::LatencySpread;
 use crate::events::{RunEvent, RunObserver};
 use crate::plan::{RunManifest, TaskCounts};
 use crate::record::TaskRecord;
@@ -20,6 +21,8 @@ pub struct RunTally {
     index_by_name: HashMap<String, usize>,
     /// One collector per name.
     collectors: Collectors,
+    /// Each name's latency of successful tasks, for the timing lines.
+    latencies: Vec<LatencySpread>,
     counts: TaskCounts,
 }
 
@@ -55,6 +58,7 @@ impl RunTally {
             names: Vec::new(),
             index_by_name: HashMap::new(),
             collectors,
+            latencies: Vec::new(),
             counts: TaskCounts::default(),
         };
         for name in &run_config.participants {
@@ -68,10 +72,16 @@ impl RunTally {
     pub fn add(&mut self, participant: &str, record: &TaskRecord) {
         self.counts.add(record);
         let index = self.participant(participant);
+        self.latencies[index].add(record);
         match &mut self.collectors {
             Collectors::Scored(spec, collectors) => collectors[index].add(spec, record),
             Collectors::Unscored(collectors) => collectors[index].add(record),
         }
+    }
+
+    /// Each participant's latency of successful tasks, in summary order.
+    pub(crate) fn latencies(&self) -> impl Iterator<Item = (&str, &LatencySpread)> {
+        self.names.iter().map(String::as_str).zip(&self.latencies)
     }
 
     /// How many records there were, and how many failed.
@@ -109,6 +119,7 @@ impl RunTally {
             Collectors::Scored(spec, collectors) => collectors.push(SampleCollector::new(spec)),
             Collectors::Unscored(collectors) => collectors.push(StatsCollector::default()),
         }
+        self.latencies.push(LatencySpread::default());
         self.names.push(name.to_owned());
         self.index_by_name
             .insert(name.to_owned(), self.names.len() - 1);

@@ -92,6 +92,8 @@ pub enum StopCode {
     InstantiationFailed,
     /// A step was still open when the task returned.
     Abandoned,
+    /// The run was stopped (Ctrl-C) and the task was still running after the grace period.
+    Interrupted,
 }
 
 impl StopCode {
@@ -107,6 +109,7 @@ impl StopCode {
             Self::LogTooLarge => "log_too_large",
             Self::InstantiationFailed => "instantiation_failed",
             Self::Abandoned => "abandoned",
+            Self::Interrupted => "interrupted",
         }
     }
 
@@ -141,6 +144,7 @@ mod tests {
             StopCode::LogTooLarge,
             StopCode::InstantiationFailed,
             StopCode::Abandoned,
+            StopCode::Interrupted,
         ];
         assert_eq!(
             codes.map(StopCode::as_str),
@@ -153,7 +157,8 @@ mod tests {
                 "too_many_steps",
                 "log_too_large",
                 "instantiation_failed",
-                "abandoned"
+                "abandoned",
+                "interrupted"
             ]
         );
     }

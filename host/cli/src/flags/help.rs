@@ -1,0 +1,196 @@
+//! What `bench run --help` (and `check`/`inspect`) says about every run flag, grouped.
+
+/// The run flags, by group: (group title, [(flag and value, what it does)]).
+const GROUPS: &[(&str, &[(&str, &str)])] = &[
+    (
+        "Benchmark identity (upstream)",
+        &[
+            (
+                "--shape NAME",
+                "use the config's shape NAME: its slug, name and staggerDelayMs",
+            ),
+            (
+                "--benchmark SLUG",
+                "run under another benchmark slug (lowercase, digits, -)",
+            ),
+            ("--slug SLUG", "same as --benchmark"),
+            ("--name \"My benchmark\"", "the benchmark's display name"),
+            (
+                "--run-key KEY",
+                "join a shared, participant-sized run on the platform",
+            ),
+        ],
+    ),
+    (
+        "Schedule (upstream)",
+        &[
+            ("--provider A,B", "run only these participants (repeatable)"),
+            ("--iterations N", "tasks per participant"),
+            (
+                "--concurrency N",
+                "tasks in flight per participant (or per round)",
+            ),
+            (
+                "--stagger-delay-ms N",
+                "ramp between task starts (gap between rounds in round mode)",
+            ),
+            (
+                "--group-by participant|round",
+                "participants one after another, or interleaved rounds",
+            ),
+        ],
+    ),
+    (
+        "Results and reporting",
+        &[
+            (
+                "--no-ingest",
+                "keep the run local: nothing is sent to the platform",
+            ),
+            ("--dry-run", "same as --no-ingest"),
+            (
+                "--out DIR",
+                "results directory (default bench-results/<slug>/<run-id>)",
+            ),
+            ("--export-json FILE", "also write the summary as JSON"),
+            ("--export-csv FILE", "also write the summary as CSV"),
+            (
+                "--export-markdown FILE",
+                "also write the summary as Markdown",
+            ),
+            ("--export-junit FILE", "also write the summary as JUnit XML"),
+            (
+                "--require-upload",
+                "exit 1 when the platform did not acknowledge everything",
+            ),
+        ],
+    ),
+    (
+        "Gates",
+        &[
+            (
+                "--fail-under SCORE",
+                "exit 99 when a participant's composite score is below SCORE",
+            ),
+            (
+                "--max-failure-rate FRACTION",
+                "exit 2 when more than FRACTION (0 to 1) of the tasks failed",
+            ),
+            (
+                "--allow-all-failed",
+                "exit 0 even when every task failed (upstream's behaviour)",
+            ),
+        ],
+    ),
+    (
+        "Sandbox",
+        &[
+            (
+                "--allow-host URL",
+                "let tasks reach this origin (repeatable; * wildcards)",
+            ),
+            (
+                "--allow-dir HOST[:GUEST][:rw]",
+                "mount a host directory into every sandbox",
+            ),
+            (
+                "--max-memory SIZE",
+                "memory limit of each sandbox (e.g. 512MiB)",
+            ),
+            (
+                "--task-timeout DURATION",
+                "stop a task running longer (e.g. 30s)",
+            ),
+            (
+                "--max-sandboxes N",
+                "most sandboxes alive at once (default 10000)",
+            ),
+            ("--fresh-instance", "a new task instance for every task"),
+        ],
+    ),
+    (
+        "Run control and output",
+        &[
+            (
+                "--stop-grace DURATION",
+                "time running tasks get after Ctrl-C before they are interrupted (default 5s)",
+            ),
+            ("-q, --quiet", "print only errors and the final summary"),
+            (
+                "--per-task-lines",
+                "a line per task even on a terminal (instead of a progress bar)",
+            ),
+            ("-h, --help", "print this help"),
+        ],
+    ),
+];
+
+/// The flags section of the help: every group, one aligned line per flag, then the task's
+/// own flags.
+pub(crate) fn flags_help() -> String {
+    let width = GROUPS
+        .iter()
+        .flat_map(|(_, flags)| flags.iter().map(|(flag, _)| flag.len()))
+        .max()
+        .unwrap_or(0);
+    let mut text = String::new();
+    for (title, flags) in GROUPS {
+        text.push_str(&format!("{title}:\n"));
+        for (flag, help) in *flags {
+            text.push_str(&format!("  {flag:width$}  {help}\n"));
+        }
+        text.push('\n');
+    }
+    text.push_str(
+        "The task's own flags (its config's customCliFlags) go after the task; flags may \
+         come before or after it.",
+    );
+    text
+}
+
+/// The flag names the help lists (`-q, --quiet` counts as both).
+#[cfg(test)]
+fn listed_names() -> Vec<&'static str> {
+    GROUPS
+        .iter()
+        .flat_map(|(_, flags)| flags.iter())
+        .flat_map(|(flag, _)| flag.split(", "))
+        .map(|flag| flag.split(' ').next().unwrap_or(flag))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_help_lists_every_run_flag_once() {
+        let mut listed = listed_names();
+        listed.retain(|name| !matches!(*name, "-h" | "--help"));
+        let mut known: Vec<&str> = super::super::FLAGS.iter().map(|spec| spec.name).collect();
+        listed.sort_unstable();
+        known.sort_unstable();
+        assert_eq!(listed, known);
+    }
+
+    #[test]
+    fn every_flag_s_help_starts_in_one_column() {
+        let help = flags_help();
+        assert!(help.starts_with("Benchmark identity (upstream):\n  --shape NAME "));
+        let lines: Vec<&[u8]> = help
+            .lines()
+            .filter(|line| line.starts_with("  -"))
+            .map(str::as_bytes)
+            .collect();
+        assert_eq!(
+            lines.len(),
+            listed_names().len() - 2,
+            "-q and -h share lines"
+        );
+        // The longest flag, `--allow-dir HOST[:GUEST][:rw]`, is 29 characters.
+        for line in lines {
+            assert_eq!((line[32], line[31]), (b' ', b' '));
+            assert_ne!(line[33], b' ', "{}", String::from_utf8_lossy(line));
+        }
+    }
+}

@@ -1,0 +1,186 @@
+//! The failure gates of a run: it fails (exit 2) when every task failed (unless
+//! `--allow-all-failed`, upstream's behaviour) or when more than `--max-failure-rate` of its
+//! tasks failed. [`FailureTally`] watches the tasks as they finish, so the gates need no
+//! records in memory, and keeps the first failure to show why.
+
+use super::console::escape;
+use crate::events::{RunEvent, RunObserver};
+use crate::js;
+use crate::record::TaskRecord;
+use anyhow::Result;
+
+/// The exit code of a run whose tasks failed past a gate.
+pub const FAILED_TASKS_EXIT: u8 = 2;
+
+/// The gates a run was given.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct FailureGates {
+    /// `--allow-all-failed`: a run whose every task failed still succeeds (upstream).
+    pub allow_all_failed: bool,
+    /// `--max-failure-rate`: the largest share of failed tasks (0 to 1) a run may have.
+    pub max_failure_rate: Option<f64>,
+}
+
+/// Counts the tasks of a run as they finish and keeps the first failure.
+#[derive(Debug, Default)]
+pub struct FailureTally {
+    total: u64,
+    failed: u64,
+    first_failure: Option<String>,
+}
+
+impl RunObserver for FailureTally {
+    fn observe(&mut self, event: RunEvent<'_>) -> Result<()> {
+        if let RunEvent::TaskFinished {
+            participant,
+            finished,
+            ..
+        } = event
+        {
+            self.count(participant, &finished.record);
+        }
+        Ok(())
+    }
+}
+
+impl FailureTally {
+    fn count(&mut self, participant: &str, record: &TaskRecord) {
+        self.total += 1;
+        if record.is_success() {
+            return;
+        }
+        self.failed += 1;
+        if self.first_failure.is_none() {
+            self.first_failure = Some(failure_line(participant, record));
+        }
+    }
+
+    /// The one line saying why the run fails its gates, or `None` when it passes them. A run
+    /// without tasks passes.
+    pub fn verdict(&self, gates: &FailureGates) -> Option<String> {
+        let (total, failed) = (self.total, self.failed);
+        let first = self.first_failure.as_deref().unwrap_or_default();
+        if total > 0 && failed == total && !gates.allow_all_failed {
+            let all = if total == 1 {
+                "The only task failed".to_owned()
+            } else {
+                format!("All {total} tasks failed")
+            };
+            return Some(format!(
+                "{all} (first: {first}); --allow-all-failed exits 0 all the same"
+            ));
+        }
+        let rate = gates.max_failure_rate?;
+        let share = failed as f64 / total.max(1) as f64;
+        (share > rate).then(|| {
+            format!(
+                "{failed} of {total} tasks failed ({}%), more than --max-failure-rate {} allows \
+                 (first: {first})",
+                js::number_to_string((share * 1000.0).round() / 10.0),
+                js::number_to_string(rate)
+            )
+        })
+    }
+}
+
+/// `[participant] task n: code — message` (the message only when the record has one).
+fn failure_line(participant: &str, record: &TaskRecord) -> String {
+    let message = record
+        .data
+        .as_ref()
+        .and_then(|data| data.get("errorMessage"))
+        .and_then(|message| message.as_str());
+    let code = record.error_label();
+    let reason = match message {
+        Some(message) if message != code => format!("{code} \u{2014} {message}"),
+        _ => code.to_owned(),
+    };
+    format!(
+        "[{}] task {}: {}",
+        escape(participant),
+        u64::from(record.task_index) + 1,
+        escape(&reason)
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::record::Status;
+    use serde_json::json;
+
+    fn record(index: u32, failure: Option<(&str, &str)>) -> TaskRecord {
+        let (status, code, data) = match failure {
+            None => (Status::Success, None, None),
+            Some((code, message)) => (
+                Status::Error,
+                Some(code.to_owned()),
+                json!({"errorMessage": message}).as_object().cloned(),
+            ),
+        };
+        TaskRecord {
+            task_index: index,
+            status,
+            started_at: String::new(),
+            error_code: code,
+            data,
+            completed_at: String::new(),
+            latency_ms: 1.0,
+            steps: vec![],
+        }
+    }
+
+    fn tally(records: &[TaskRecord]) -> FailureTally {
+        let mut tally = FailureTally::default();
+        for record in records {
+            tally.count("local", record);
+        }
+        tally
+    }
+
+    const OOM: Option<(&str, &str)> = Some((
+        "instantiation_failed",
+        "could not instantiate the task: memory limit",
+    ));
+
+    #[test]
+    fn a_run_whose_every_task_failed_fails_with_the_first_reason() {
+        let all_failed = tally(&[record(0, OOM), record(1, OOM)]);
+        assert_eq!(
+            all_failed.verdict(&FailureGates::default()).unwrap(),
+            "All 2 tasks failed (first: [local] task 1: instantiation_failed \u{2014} could not \
+             instantiate the task: memory limit); --allow-all-failed exits 0 all the same"
+        );
+        let allowed = FailureGates {
+            allow_all_failed: true,
+            ..FailureGates::default()
+        };
+        assert_eq!(all_failed.verdict(&allowed), None);
+        let one = tally(&[record(0, Some(("trap", "trap")))]);
+        assert_eq!(
+            one.verdict(&FailureGates::default()).unwrap(),
+            "The only task failed (first: [local] task 1: trap); --allow-all-failed exits 0 \
+             all the same"
+        );
+    }
+
+    #[test]
+    fn some_failures_pass_unless_past_the_max_failure_rate() {
+        let records: Vec<TaskRecord> = (0..20)
+            .map(|index| record(index, (index % 10 == 3).then_some(("trap", "boom"))))
+            .collect();
+        let mixed = tally(&records);
+        assert_eq!(mixed.verdict(&FailureGates::default()), None);
+        let gate = |rate| FailureGates {
+            max_failure_rate: Some(rate),
+            ..FailureGates::default()
+        };
+        assert_eq!(mixed.verdict(&gate(0.1)), None, "10% is within 0.1");
+        assert_eq!(
+            mixed.verdict(&gate(0.05)).unwrap(),
+            "2 of 20 tasks failed (10%), more than --max-failure-rate 0.05 allows (first: \
+             [local] task 4: trap \u{2014} boom)"
+        );
+        assert_eq!(tally(&[]).verdict(&gate(0.0)), None, "no task, no failure");
+    }
+}
