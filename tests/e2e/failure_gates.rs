@@ -45,7 +45,8 @@ fn a_run_whose_every_task_failed_exits_2_with_the_reason() {
 
     let mut allowed = args.to_vec();
     allowed.push("--allow-all-failed");
-    let run = run_guest("sleeper", dir.path(), &allowed);
+    let again = TempDir::new().unwrap();
+    let run = run_guest("sleeper", again.path(), &allowed);
     assert_eq!(run.code, Some(0), "{}", run.stderr);
     assert!(!run.stderr.contains("tasks failed"), "{}", run.stderr);
 }
@@ -59,7 +60,8 @@ fn max_failure_rate_fails_a_run_with_more_failed_tasks() {
 
     let mut gated = one_of_three.to_vec();
     gated.extend(["--max-failure-rate", "0.3"]);
-    let run = run_guest("faulty", dir.path(), &gated);
+    let again = TempDir::new().unwrap();
+    let run = run_guest("faulty", again.path(), &gated);
     assert_eq!(run.code, Some(2), "{}", run.stderr);
     let verdict = run.stderr.lines().last().unwrap_or_default();
     assert!(
@@ -73,5 +75,6 @@ fn max_failure_rate_fails_a_run_with_more_failed_tasks() {
 
     let mut within = one_of_three.to_vec();
     within.extend(["--max-failure-rate", "0.34"]);
-    assert_eq!(run_guest("faulty", dir.path(), &within).code, Some(0));
+    let third = TempDir::new().unwrap();
+    assert_eq!(run_guest("faulty", third.path(), &within).code, Some(0));
 }

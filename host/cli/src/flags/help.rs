@@ -105,6 +105,10 @@ const GROUPS: &[(&str, &[(&str, &str)])] = &[
                 "--max-sandboxes N",
                 "most sandboxes alive at once (default 10000)",
             ),
+            (
+                "--http-keep-alive[=false]",
+                "=false: a new connection for every outbound request (default: kept alive)",
+            ),
             ("--fresh-instance", "a new task instance for every task"),
         ],
     ),
@@ -155,7 +159,7 @@ fn listed_names() -> Vec<&'static str> {
         .iter()
         .flat_map(|(_, flags)| flags.iter())
         .flat_map(|(flag, _)| flag.split(", "))
-        .map(|flag| flag.split(' ').next().unwrap_or(flag))
+        .map(|flag| flag.split([' ', '[']).next().unwrap_or(flag))
         .collect()
 }
 
