@@ -275,19 +275,32 @@ impl RecordsFile {
     }
 
     /// The next record and the offset its line starts at; `None` at the end. Blank lines
-    /// are skipped.
+    /// are skipped, and so is a last line cut off without its newline (a run killed while
+    /// writing it), with a warning: every whole record before it counts.
     pub(crate) fn next_record(&mut self) -> Result<Option<(u64, RecordLine)>> {
         loop {
             let start = self.offset;
             if !self.read_line()? {
                 return Ok(None);
             }
-            if !self.line.trim().is_empty() {
-                let record = serde_json::from_str(&self.line).with_context(|| {
+            if self.line.trim().is_empty() {
+                continue;
+            }
+            match serde_json::from_str(&self.line) {
+                Ok(record) => return Ok(Some((start, record))),
+                Err(_) if !self.line.ends_with('\n') => {
+                    eprintln!(
+                        "[bench] {} ends in a cut-off line {} (the run stopped while writing it); it is left out",
+                        self.path.display(),
+                        self.line_number
+                    );
+                    return Ok(None);
+                }
+                Err(error) => {
                     let path = self.path.display();
-                    format!("{path} line {} is not a record", self.line_number)
-                })?;
-                return Ok(Some((start, record)));
+                    return Err(anyhow::Error::new(error)
+                        .context(format!("{path} line {} is not a record", self.line_number)));
+                }
             }
         }
     }
@@ -328,6 +341,25 @@ mod tests {
     use super::*;
     use crate::plan::test_manifest;
     use serde_json::json;
+
+    #[test]
+    fn a_cut_off_last_line_is_left_out_and_a_broken_line_before_it_is_an_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(RECORDS_NDJSON);
+        let whole = r#"{"participant":"p","taskIndex":0,"status":"success","startedAt":"a","errorCode":null,"completedAt":"b","latencyMs":1,"steps":[]}"#;
+        std::fs::write(&path, format!("{whole}\n{{\"taskIndex\":1,\"sta")).unwrap();
+        let mut file = RecordsFile::open(&path).unwrap();
+        assert!(file.next_record().unwrap().is_some());
+        assert!(file.next_record().unwrap().is_none());
+
+        std::fs::write(&path, format!("{{\"taskIndex\":1,\"sta\n{whole}\n")).unwrap();
+        let mut file = RecordsFile::open(&path).unwrap();
+        let error = file.next_record().unwrap_err().to_string();
+        assert!(
+            error.ends_with("records.ndjson line 1 is not a record"),
+            "{error}"
+        );
+    }
 
     #[test]
     fn the_manifest_written_is_the_manifest_read() {
