@@ -111,11 +111,11 @@ fn elapsed_seconds(manifest: &RunManifest) -> Option<f64> {
     Some((end - start).num_milliseconds().max(0) as f64 / 1000.0)
 }
 
-/// Milliseconds in a unit that fits: `850 µs`, `12.3 ms`, `1.23 s`, `2 m 05 s`.
+/// Milliseconds in a unit that fits: `0.85 ms`, `12.3 ms`, `1.23 s`, `2 m 05 s`. Records
+/// time tasks in whole milliseconds (upstream's `latencyMs`), so nothing finer than a
+/// millisecond is shown: a mean below it keeps its fraction of a millisecond.
 fn duration(ms: f64) -> String {
-    if ms < 1.0 {
-        format!("{:.0} \u{b5}s", ms * 1000.0)
-    } else if ms < 1000.0 {
+    if ms < 1000.0 {
         format!("{} ms", three_digits(ms))
     } else if ms < 60_000.0 {
         format!("{} s", three_digits(ms / 1000.0))
@@ -164,7 +164,8 @@ mod tests {
 
     #[test]
     fn durations_take_a_unit_that_fits() {
-        assert_eq!(duration(0.25), "250 \u{b5}s");
+        assert_eq!(duration(0.25), "0.25 ms");
+        assert_eq!(duration(0.0), "0 ms");
         assert_eq!(duration(1.0), "1 ms");
         assert_eq!(duration(12.34), "12.3 ms");
         assert_eq!(duration(123.4), "123 ms");
