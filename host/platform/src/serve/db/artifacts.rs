@@ -173,32 +173,16 @@ impl Store {
 
 #[cfg(test)]
 mod tests {
-    use super::super::tests::store;
+    use super::super::tests::{claimed, store};
     use super::*;
-    use crate::api::types::{ClaimWorker, CreateRun, PlanWorkers, UpsertBenchmark};
     use serde_json::json;
 
     #[test]
     fn an_artifact_body_goes_up_and_comes_back_by_token() {
         let (_dir, store) = store();
-        let benchmark = UpsertBenchmark {
-            name: "S".into(),
-            config: None,
-        };
-        store.upsert_benchmark("s", &benchmark).unwrap();
-        let own = CreateRun::own(1, vec!["e2b".into()], json!({}));
-        let run_id = store.create_run("s", &own).unwrap().run.id;
-        store
-            .plan_workers("s", &run_id, "e2b", &PlanWorkers::default())
-            .unwrap();
-        let assignment = store
-            .claim_worker("s", &run_id, "e2b", &ClaimWorker::default())
-            .unwrap()
-            .assignment
-            .unwrap();
-        let worker_id = assignment.worker_id.unwrap();
+        let (run_id, worker_id, attempt_id) = claimed(&store);
         let body = CreateArtifact {
-            attempt_id: assignment.attempt_id.unwrap(),
+            attempt_id,
             kind: "coordinator.log".into(),
             content_type: Some("text/plain".into()),
             name: Some("worker.log".into()),

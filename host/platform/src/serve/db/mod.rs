@@ -262,12 +262,45 @@ fn typed_column<T: DeserializeOwned>(text: Option<String>) -> Option<T> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::api::types::{ClaimWorker, CreateRun, PlanWorkers, UpsertBenchmark};
+    use serde_json::json;
 
     /// A store on a fresh database file.
     pub(super) fn store() -> (tempfile::TempDir, Store) {
         let dir = tempfile::tempdir().unwrap();
         let store = Store::open(&dir.path().join("bench.db")).unwrap();
         (dir, store)
+    }
+
+    /// An own run of benchmark `s` with participant `e2b`, claimed: run, worker, attempt.
+    pub(super) fn claimed(store: &Store) -> (String, String, String) {
+        let benchmark = UpsertBenchmark {
+            name: "S".into(),
+            config: None,
+        };
+        store.upsert_benchmark("s", &benchmark).unwrap();
+        let own = CreateRun::own(2, vec!["e2b".into()], json!({}));
+        let run_id = store.create_run("s", &own).unwrap().run.id;
+        store
+            .plan_workers("s", &run_id, "e2b", &PlanWorkers::default())
+            .unwrap();
+        let assignment = store
+            .claim_worker("s", &run_id, "e2b", &ClaimWorker::default())
+            .unwrap()
+            .assignment
+            .unwrap();
+        (
+            run_id,
+            assignment.worker_id.unwrap(),
+            assignment.attempt_id.unwrap(),
+        )
+    }
+
+    /// How many summaries the database holds.
+    fn summaries(store: &Store) -> Result<i64, Refusal> {
+        Ok(store
+            .db
+            .query_row("SELECT COUNT(*) FROM summaries", [], |row| row.get(0))?)
     }
 
     #[tokio::test]
@@ -284,16 +317,7 @@ mod tests {
             })
             .await;
         assert_eq!(refused, Err(Refusal::conflict("no")));
-        let count = database
-            .run(|store| {
-                Ok(store
-                    .db
-                    .query_row("SELECT COUNT(*) FROM summaries", [], |row| {
-                        row.get::<_, i64>(0)
-                    })?)
-            })
-            .await
-            .unwrap();
+        let count = database.run(summaries).await.unwrap();
         assert_eq!(count, 0);
     }
 
@@ -306,16 +330,10 @@ mod tests {
         let reading = tokio::spawn(async move {
             reader
                 .read(move |store| {
-                    let before: i64 =
-                        store
-                            .db
-                            .query_row("SELECT COUNT(*) FROM summaries", [], |row| row.get(0))?;
+                    let before = summaries(store)?;
                     wait.recv_timeout(std::time::Duration::from_secs(10))
                         .map_err(|_| Refusal::internal("the write never came"))?;
-                    let after: i64 =
-                        store
-                            .db
-                            .query_row("SELECT COUNT(*) FROM summaries", [], |row| row.get(0))?;
+                    let after = summaries(store)?;
                     Ok((before, after))
                 })
                 .await
@@ -335,16 +353,7 @@ mod tests {
         written.send(()).unwrap();
         // The read saw one snapshot: the write is not in it.
         assert_eq!(reading.await.unwrap().unwrap(), (0, 0));
-        let count = database
-            .read(|store| {
-                Ok(store
-                    .db
-                    .query_row("SELECT COUNT(*) FROM summaries", [], |row| {
-                        row.get::<_, i64>(0)
-                    })?)
-            })
-            .await
-            .unwrap();
+        let count = database.read(summaries).await.unwrap();
         assert_eq!(count, 1);
     }
 

@@ -237,34 +237,10 @@ impl Store {
 
 #[cfg(test)]
 mod tests {
-    use super::super::tests::store;
+    use super::super::tests::{claimed, store};
     use super::*;
-    use crate::api::types::{ClaimWorker, CreateRun, EventKind, PlanWorkers, UpsertBenchmark};
+    use crate::api::types::EventKind;
     use serde_json::json;
-
-    /// An own run of benchmark `s` with participant `e2b`, claimed: run, worker, attempt.
-    fn claimed(store: &Store) -> (String, String, String) {
-        let benchmark = UpsertBenchmark {
-            name: "S".into(),
-            config: None,
-        };
-        store.upsert_benchmark("s", &benchmark).unwrap();
-        let own = CreateRun::own(2, vec!["e2b".into()], json!({}));
-        let run_id = store.create_run("s", &own).unwrap().run.id;
-        store
-            .plan_workers("s", &run_id, "e2b", &PlanWorkers::default())
-            .unwrap();
-        let assignment = store
-            .claim_worker("s", &run_id, "e2b", &ClaimWorker::default())
-            .unwrap()
-            .assignment
-            .unwrap();
-        (
-            run_id,
-            assignment.worker_id.unwrap(),
-            assignment.attempt_id.unwrap(),
-        )
-    }
 
     #[test]
     fn task_records_are_read_page_by_page_from_a_cursor() {
