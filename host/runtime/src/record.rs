@@ -122,6 +122,23 @@ pub struct TaskRecord {
     pub steps: Vec<StepRecord>,
 }
 
+#[cfg(test)]
+impl TaskRecord {
+    /// A record of task `task_index` with `status` and `latency_ms` and nothing else.
+    pub(crate) fn bare(task_index: u32, status: Status, latency_ms: f64) -> Self {
+        Self {
+            task_index,
+            status,
+            started_at: String::new(),
+            error_code: None,
+            data: None,
+            completed_at: String::new(),
+            latency_ms,
+            steps: vec![],
+        }
+    }
+}
+
 impl TaskRecord {
     /// Whether the task succeeded.
     pub fn is_success(&self) -> bool {

@@ -664,16 +664,7 @@ fn a_manifest_missing_its_length_or_its_id_is_rejected() {
 
 #[test]
 fn task_counts_count_every_record_and_its_failures() {
-    let record = |status| TaskRecord {
-        task_index: 0,
-        status,
-        started_at: String::new(),
-        error_code: None,
-        data: None,
-        completed_at: String::new(),
-        latency_ms: 1.0,
-        steps: vec![],
-    };
+    let record = |status| TaskRecord::bare(0, status, 1.0);
     let mut counts = TaskCounts::default();
     for status in [Status::Success, Status::Error, Status::Error] {
         counts.add(&record(status));

@@ -119,14 +119,9 @@ mod tests {
             ),
         };
         TaskRecord {
-            task_index: index,
-            status,
-            started_at: String::new(),
             error_code: code,
             data,
-            completed_at: String::new(),
-            latency_ms: 1.0,
-            steps: vec![],
+            ..TaskRecord::bare(index, status, 1.0)
         }
     }
 

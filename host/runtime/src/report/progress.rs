@@ -93,16 +93,7 @@ mod tests {
 
     fn finished(status: Status) -> Finished {
         Finished {
-            record: TaskRecord {
-                task_index: 0,
-                status,
-                started_at: String::new(),
-                error_code: None,
-                data: None,
-                completed_at: String::new(),
-                latency_ms: 1.0,
-                steps: vec![],
-            },
+            record: TaskRecord::bare(0, status, 1.0),
             log: vec![],
         }
     }

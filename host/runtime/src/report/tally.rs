@@ -149,16 +149,7 @@ mod tests {
     use serde_json::json;
 
     fn record(task_index: u32, status: Status) -> TaskRecord {
-        TaskRecord {
-            task_index,
-            status,
-            started_at: String::new(),
-            error_code: None,
-            data: None,
-            completed_at: String::new(),
-            latency_ms: f64::from(task_index),
-            steps: vec![],
-        }
+        TaskRecord::bare(task_index, status, f64::from(task_index))
     }
 
     #[test]

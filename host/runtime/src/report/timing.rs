@@ -150,16 +150,7 @@ mod tests {
     use serde_json::json;
 
     fn record(latency_ms: f64, status: Status) -> TaskRecord {
-        TaskRecord {
-            task_index: 0,
-            status,
-            started_at: String::new(),
-            error_code: None,
-            data: None,
-            completed_at: String::new(),
-            latency_ms,
-            steps: vec![],
-        }
+        TaskRecord::bare(0, status, latency_ms)
     }
 
     #[test]
