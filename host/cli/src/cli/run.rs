@@ -14,7 +14,7 @@ use bench_runtime::metrics::MetricsRecorder;
 use bench_runtime::plan::{self, ComponentInfo, HostInfo, RunConfig, RunManifest};
 use bench_runtime::report::console::{Console, Header};
 use bench_runtime::report::export::ExportManager;
-use bench_runtime::report::failures::{FailureTally, FAILED_TASKS_EXIT};
+use bench_runtime::report::failures::{FirstFailure, FAILED_TASKS_EXIT};
 use bench_runtime::report::finish::{finish, RunResults};
 use bench_runtime::report::origin;
 use bench_runtime::report::paths;
@@ -145,7 +145,7 @@ pub(super) async fn run(task_path: &Path, argv: &[String]) -> Result<ExitCode> {
     // The tally keeps what the summary needs of each record; no record is kept.
     let mut reporter = RunReporter { console, results };
     let mut tally = RunTally::new(&manifest);
-    let mut failures = FailureTally::default();
+    let mut first_failure = FirstFailure::default();
     let mut metrics_observer = metrics.clone();
     let mut platform_observer = platform.as_ref().map(|p| p.observer(metrics.clone()));
     let mut progress = bars.then(ProgressBars::default);
@@ -157,7 +157,7 @@ pub(super) async fn run(task_path: &Path, argv: &[String]) -> Result<ExitCode> {
     observers.push(&mut reporter);
     observers.push(&mut tally);
     observers.push(&mut metrics_observer);
-    observers.push(&mut failures);
+    observers.push(&mut first_failure);
     if let Some(observer) = &mut platform_observer {
         observers.push(observer);
     }
@@ -183,7 +183,8 @@ pub(super) async fn run(task_path: &Path, argv: &[String]) -> Result<ExitCode> {
         reporter.console.line(&line);
     }
     let completed_at = SystemTime::now();
-    manifest.complete(js::iso_timestamp(completed_at), tally.task_counts());
+    let counts = tally.task_counts();
+    manifest.complete(js::iso_timestamp(completed_at), counts);
     manifest.interrupted = exec_plan.stop.is_stopping();
     reporter.results.write_run_json(&manifest)?;
     let results = RunResults {
@@ -202,7 +203,7 @@ pub(super) async fn run(task_path: &Path, argv: &[String]) -> Result<ExitCode> {
     if manifest.interrupted {
         return Ok(ExitCode::from(INTERRUPTED_EXIT));
     }
-    if let Some(verdict) = failures.verdict(&flags.failure_gates) {
+    if let Some(verdict) = first_failure.verdict(counts, &flags.failure_gates) {
         eprintln!("{verdict}");
         return Ok(ExitCode::from(FAILED_TASKS_EXIT));
     }

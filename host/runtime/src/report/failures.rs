@@ -1,11 +1,12 @@
 //! The failure gates of a run: it fails (exit 2) when every task failed (unless
 //! `--allow-all-failed`, upstream's behaviour) or when more than `--max-failure-rate` of its
-//! tasks failed. [`FailureTally`] watches the tasks as they finish, so the gates need no
-//! records in memory, and keeps the first failure to show why.
+//! tasks failed. The gates read the run's task counts; [`FirstFailure`] watches the tasks as
+//! they finish and keeps the first failure to show why, so no record stays in memory.
 
 use super::console::escape;
 use crate::events::{RunEvent, RunObserver};
 use crate::js;
+use crate::plan::TaskCounts;
 use crate::record::TaskRecord;
 use anyhow::Result;
 
@@ -21,15 +22,13 @@ pub struct FailureGates {
     pub max_failure_rate: Option<f64>,
 }
 
-/// Counts the tasks of a run as they finish and keeps the first failure.
+/// The first task of a run that failed, as one line, taken as the tasks finish.
 #[derive(Debug, Default)]
-pub struct FailureTally {
-    total: u64,
-    failed: u64,
-    first_failure: Option<String>,
+pub struct FirstFailure {
+    line: Option<String>,
 }
 
-impl RunObserver for FailureTally {
+impl RunObserver for FirstFailure {
     fn observe(&mut self, event: RunEvent<'_>) -> Result<()> {
         if let RunEvent::TaskFinished {
             participant,
@@ -37,29 +36,24 @@ impl RunObserver for FailureTally {
             ..
         } = event
         {
-            self.count(participant, &finished.record);
+            self.see(participant, &finished.record);
         }
         Ok(())
     }
 }
 
-impl FailureTally {
-    fn count(&mut self, participant: &str, record: &TaskRecord) {
-        self.total += 1;
-        if record.is_success() {
-            return;
-        }
-        self.failed += 1;
-        if self.first_failure.is_none() {
-            self.first_failure = Some(failure_line(participant, record));
+impl FirstFailure {
+    fn see(&mut self, participant: &str, record: &TaskRecord) {
+        if self.line.is_none() && !record.is_success() {
+            self.line = Some(failure_line(participant, record));
         }
     }
 
-    /// The one line saying why the run fails its gates, or `None` when it passes them. A run
-    /// without tasks passes.
-    pub fn verdict(&self, gates: &FailureGates) -> Option<String> {
-        let (total, failed) = (self.total, self.failed);
-        let first = self.first_failure.as_deref().unwrap_or_default();
+    /// The one line saying why a run with `counts` fails its gates, or `None` when it
+    /// passes them. A run without tasks passes.
+    pub fn verdict(&self, counts: TaskCounts, gates: &FailureGates) -> Option<String> {
+        let TaskCounts { total, failed } = counts;
+        let first = self.line.as_deref().unwrap_or_default();
         if total > 0 && failed == total && !gates.allow_all_failed {
             let all = if total == 1 {
                 "The only task failed".to_owned()
@@ -125,12 +119,22 @@ mod tests {
         }
     }
 
-    fn tally(records: &[TaskRecord]) -> FailureTally {
-        let mut tally = FailureTally::default();
+    /// The run's counts and its first failure.
+    fn tally(records: &[TaskRecord]) -> (TaskCounts, FirstFailure) {
+        let mut counts = TaskCounts::default();
+        let mut first = FirstFailure::default();
         for record in records {
-            tally.count("local", record);
+            counts.add(record);
+            first.see("local", record);
         }
-        tally
+        (counts, first)
+    }
+
+    fn verdict(
+        (counts, first): &(TaskCounts, FirstFailure),
+        gates: &FailureGates,
+    ) -> Option<String> {
+        first.verdict(*counts, gates)
     }
 
     const OOM: Option<(&str, &str)> = Some((
@@ -142,7 +146,7 @@ mod tests {
     fn a_run_whose_every_task_failed_fails_with_the_first_reason() {
         let all_failed = tally(&[record(0, OOM), record(1, OOM)]);
         assert_eq!(
-            all_failed.verdict(&FailureGates::default()).unwrap(),
+            verdict(&all_failed, &FailureGates::default()).unwrap(),
             "All 2 tasks failed (first: [local] task 1: instantiation_failed \u{2014} could not \
              instantiate the task: memory limit); --allow-all-failed exits 0 all the same"
         );
@@ -150,10 +154,10 @@ mod tests {
             allow_all_failed: true,
             ..FailureGates::default()
         };
-        assert_eq!(all_failed.verdict(&allowed), None);
+        assert_eq!(verdict(&all_failed, &allowed), None);
         let one = tally(&[record(0, Some(("trap", "trap")))]);
         assert_eq!(
-            one.verdict(&FailureGates::default()).unwrap(),
+            verdict(&one, &FailureGates::default()).unwrap(),
             "The only task failed (first: [local] task 1: trap); --allow-all-failed exits 0 \
              all the same"
         );
@@ -165,17 +169,21 @@ mod tests {
             .map(|index| record(index, (index % 10 == 3).then_some(("trap", "boom"))))
             .collect();
         let mixed = tally(&records);
-        assert_eq!(mixed.verdict(&FailureGates::default()), None);
+        assert_eq!(verdict(&mixed, &FailureGates::default()), None);
         let gate = |rate| FailureGates {
             max_failure_rate: Some(rate),
             ..FailureGates::default()
         };
-        assert_eq!(mixed.verdict(&gate(0.1)), None, "10% is within 0.1");
+        assert_eq!(verdict(&mixed, &gate(0.1)), None, "10% is within 0.1");
         assert_eq!(
-            mixed.verdict(&gate(0.05)).unwrap(),
+            verdict(&mixed, &gate(0.05)).unwrap(),
             "2 of 20 tasks failed (10%), more than --max-failure-rate 0.05 allows (first: \
              [local] task 4: trap \u{2014} boom)"
         );
-        assert_eq!(tally(&[]).verdict(&gate(0.0)), None, "no task, no failure");
+        assert_eq!(
+            verdict(&tally(&[]), &gate(0.0)),
+            None,
+            "no task, no failure"
+        );
     }
 }
