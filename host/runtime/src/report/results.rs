@@ -70,10 +70,10 @@ const TRUNCATED: &str = "... (worker log truncated)";
 impl ResultsWriter {
     /// Creates the directory, its `logs/` folder and an empty `records.ndjson` up front, so a
     /// bad path fails before any task runs; each participant log holds at most
-    /// `max_log_bytes`. A directory that already holds a run is refused: its records and logs
-    /// would be mixed with the new run's.
+    /// `max_log_bytes`. A directory whose `records.ndjson` exists is refused (its records
+    /// and logs would be mixed with the new run's); callers check
+    /// [`Self::refuse_earlier_run`] before they create anything.
     pub fn create(dir: &Path, max_log_bytes: u64) -> Result<Self> {
-        Self::refuse_earlier_run(dir)?;
         std::fs::create_dir_all(dir.join("logs"))
             .with_context(|| format!("cannot create the results directory {}", dir.display()))?;
         let records_path = dir.join(RECORDS_NDJSON);
