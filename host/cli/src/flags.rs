@@ -875,6 +875,7 @@ mod tests {
                 csv: Some("s.csv".into()),
                 markdown: Some("s.md".into()),
                 junit: Some("s.xml".into()),
+                html: None,
             }
         );
         assert_eq!(flags.fail_under, Some(62.5));

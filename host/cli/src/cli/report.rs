@@ -25,6 +25,10 @@ pub(super) struct ReportArgs {
     /// Write JUnit XML (a test suite per participant, a test case per task) to FILE.
     #[arg(long, value_name = "FILE")]
     pub export_junit: Option<PathBuf>,
+    /// Write the run page (scores, distributions, steps, timeline, failures, system
+    /// metrics, logs) as one self-contained HTML file to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub html: Option<PathBuf>,
     /// Exit 99 when any participant's overall composite score is below SCORE.
     #[arg(long, value_name = "SCORE", value_parser = flags::fail_under)]
     pub fail_under: Option<f64>,
@@ -38,6 +42,7 @@ impl ReportArgs {
             csv: self.export_csv,
             markdown: self.export_markdown,
             junit: self.export_junit,
+            html: self.html,
         };
         saved::report(&self.dir, &exports, self.fail_under).unwrap_or_else(|e| error_exit(&e))
     }

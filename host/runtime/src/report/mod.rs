@@ -8,6 +8,7 @@ pub mod finish;
 pub mod gate;
 mod git_head;
 pub mod origin;
+pub mod page;
 pub mod participants;
 pub mod paths;
 pub mod progress;

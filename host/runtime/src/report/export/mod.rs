@@ -1,10 +1,11 @@
 //! Exports of a run's summary to files, one format per file behind one trait. Every export
 //! file is created before the run starts, so a bad path fails in the first second rather
 //! than after the last task; the content is written at the end, straight to the file.
-//! Formats that list every task (JUnit) read the records back from `records.ndjson`, as
+//! Formats that list every task (JUnit, HTML) read the records back from `records.ndjson`, as
 //! `bench report` does, so no record is kept in memory for them.
 
 mod csv;
+mod html;
 mod json;
 mod junit;
 mod markdown;
@@ -24,7 +25,7 @@ trait Exporter {
 }
 
 /// The export files asked for (`--export-json FILE`, `--export-csv FILE`,
-/// `--export-markdown FILE`, `--export-junit FILE`).
+/// `--export-markdown FILE`, `--export-junit FILE`, `--export-html FILE`).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ExportPaths {
     /// The summary as JSON (what `summary.json` holds).
@@ -35,6 +36,8 @@ pub struct ExportPaths {
     pub markdown: Option<PathBuf>,
     /// JUnit XML: one test suite per participant, one test case per task.
     pub junit: Option<PathBuf>,
+    /// The run page as one self-contained HTML file.
+    pub html: Option<PathBuf>,
 }
 
 /// The export files of one run, created up front.
@@ -45,7 +48,7 @@ pub struct ExportManager {
 impl ExportManager {
     /// Creates (or truncates) every requested export file now.
     pub fn create(paths: &ExportPaths) -> Result<Self> {
-        let wanted: [(Option<&PathBuf>, Box<dyn Exporter>); 4] = [
+        let wanted: [(Option<&PathBuf>, Box<dyn Exporter>); 5] = [
             (paths.json.as_ref(), Box::new(json::JsonExporter)),
             (paths.csv.as_ref(), Box::new(csv::CsvExporter)),
             (
@@ -53,6 +56,7 @@ impl ExportManager {
                 Box::new(markdown::MarkdownExporter),
             ),
             (paths.junit.as_ref(), Box::new(junit::JunitExporter)),
+            (paths.html.as_ref(), Box::new(html::HtmlExporter)),
         ];
         let mut exports = Vec::new();
         for (path, exporter) in wanted {

@@ -1,0 +1,137 @@
+//! The HTML document around a page's data: the data as JSON in a
+//! `<script type="application/json">` element, the page script and styles, and the vendored
+//! chart library (Apache ECharts, `assets/vendor/echarts`), inline or linked. A
+//! Content-Security-Policy keeps the page from loading anything else.
+
+use serde_json::Value;
+
+/// Apache ECharts, minified (see `assets/vendor/echarts/README.md`).
+pub const CHARTS_JS: &str = include_str!("../../../assets/vendor/echarts/echarts.min.js");
+
+/// The script that draws every page from its data.
+const PAGE_JS: &str = include_str!("../../../assets/report/page.js");
+
+/// The pages' styles.
+const PAGE_CSS: &str = include_str!("../../../assets/report/page.css");
+
+/// Where a page's scripts come from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scripts<'a> {
+    /// Everything inline: one file that works offline (the HTML report).
+    Inline,
+    /// The chart library from a URL of the same origin (the dashboard), the page script
+    /// inline.
+    Linked {
+        /// The chart library's path, e.g. `/assets/echarts.min.js`.
+        charts: &'a str,
+    },
+}
+
+/// The HTML page showing `data` (a run page's data, or a dashboard page's) titled `title`,
+/// with a bar of `links` (label, href) above it.
+pub fn render(title: &str, data: &Value, scripts: Scripts<'_>, links: &[(&str, &str)]) -> String {
+    let (policy, charts) = match scripts {
+        Scripts::Inline => (
+            "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:",
+            format!("<script>{CHARTS_JS}</script>"),
+        ),
+        Scripts::Linked { charts } => (
+            "default-src 'none'; script-src 'self' 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:; form-action 'self'",
+            format!("<script src=\"{}\"></script>", escape(charts)),
+        ),
+    };
+    let bar: String = if links.is_empty() {
+        String::new()
+    } else {
+        let anchors: Vec<String> = links
+            .iter()
+            .map(|(label, href)| format!("<a href=\"{}\">{}</a>", escape(href), escape(label)))
+            .collect();
+        format!("<header class=\"bar\">{}</header>\n", anchors.join(""))
+    };
+    format!(
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
+         <meta http-equiv=\"Content-Security-Policy\" content=\"{policy}\">\n\
+         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
+         <title>{title}</title>\n<style>{PAGE_CSS}</style>\n</head>\n<body>\n{bar}<main></main>\n\
+         <script type=\"application/json\" id=\"bench-data\">{data}</script>\n{charts}\n\
+         <script>{PAGE_JS}</script>\n</body>\n</html>\n",
+        title = escape(title),
+        data = script_json(data),
+    )
+}
+
+/// JSON that cannot end its `<script>` element or open a comment: `<`, `>` and `&` written
+/// as `\u` escapes (the same value to `JSON.parse`).
+fn script_json(data: &Value) -> String {
+    let text = serde_json::to_string(data).expect("JSON serializes");
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '<' => out.push_str("\\u003c"),
+            '>' => out.push_str("\\u003e"),
+            '&' => out.push_str("\\u0026"),
+            '\u{2028}' => out.push_str("\\u2028"),
+            '\u{2029}' => out.push_str("\\u2029"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// Text safe in HTML content and attribute values.
+pub(crate) fn escape(text: &str) -> String {
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+        .replace('\'', "&#39;")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn data_cannot_close_its_script_element() {
+        let data = json!({"name": "</script><script>alert(1)</script><!--", "x": "a&b"});
+        let page = render("t", &data, Scripts::Inline, &[]);
+        let start = page.find("id=\"bench-data\">").unwrap() + "id=\"bench-data\">".len();
+        let end = start + page[start..].find("</script>").unwrap();
+        let inline = &page[start..end];
+        assert!(!inline.contains('<') && !inline.contains('>'), "{inline}");
+        let parsed: Value = serde_json::from_str(inline).unwrap();
+        assert_eq!(parsed, data);
+    }
+
+    #[test]
+    fn the_title_and_links_are_escaped() {
+        let page = render(
+            "<b>\"x\"",
+            &json!({}),
+            Scripts::Linked { charts: "/a.js" },
+            &[("<i>", "/x?a=1&b=\"2\"")],
+        );
+        assert!(page.contains("<title>&lt;b&gt;&quot;x&quot;</title>"));
+        assert!(page.contains("<a href=\"/x?a=1&amp;b=&quot;2&quot;\">&lt;i&gt;</a>"));
+        assert!(page.contains("<script src=\"/a.js\"></script>"));
+        assert!(!page.contains(CHARTS_JS));
+    }
+
+    #[test]
+    fn inline_scripts_cannot_end_their_element_early() {
+        for script in [CHARTS_JS, PAGE_JS] {
+            assert!(!script.to_ascii_lowercase().contains("</script"));
+            assert!(!script.contains("<!--"));
+        }
+    }
+
+    #[test]
+    fn an_inline_page_has_everything_and_loads_nothing() {
+        let page = render("t", &json!({}), Scripts::Inline, &[]);
+        assert!(page.contains(CHARTS_JS));
+        assert!(page.contains("default-src 'none'"));
+        assert!(!page.contains("<script src"));
+    }
+}
