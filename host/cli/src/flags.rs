@@ -26,6 +26,7 @@ pub(crate) const RUN_USAGE: &str = "Usage:
       [--max-sandboxes N]
       [--http-keep-alive=false]
       [--export-json FILE] [--export-csv FILE] [--export-markdown FILE] [--export-junit FILE]
+      [--export-html FILE]
       [--fail-under SCORE] [--max-failure-rate FRACTION] [--allow-all-failed] [--require-upload]
       [--stop-grace DURATION] [-q | --quiet] [--per-task-lines]";
 
@@ -48,7 +49,8 @@ pub(crate) struct RunFlags {
     /// `--require-upload`: fail the run (exit 1) when the platform did not acknowledge
     /// everything.
     pub require_upload: bool,
-    /// `--export-json`, `--export-csv`, `--export-markdown`, `--export-junit` files.
+    /// `--export-json`, `--export-csv`, `--export-markdown`, `--export-junit`,
+    /// `--export-html` files.
     pub exports: ExportPaths,
     /// `--fail-under SCORE`: exit 99 when a participant's overall composite score is below.
     pub fail_under: Option<f64>,
@@ -184,6 +186,10 @@ const FLAGS: &[FlagSpec] = &[
     }),
     valued("--export-junit", |f, flag, v| {
         f.exports.junit = Some(text(flag, v)?.into());
+        Ok(())
+    }),
+    valued("--export-html", |f, flag, v| {
+        f.exports.html = Some(text(flag, v)?.into());
         Ok(())
     }),
     valued("--fail-under", |f, _, v| {
@@ -864,6 +870,7 @@ mod tests {
             "s.md",
             "--export-junit",
             "s.xml",
+            "--export-html=s.html",
             "--fail-under",
             "62.5",
         ])
@@ -875,7 +882,7 @@ mod tests {
                 csv: Some("s.csv".into()),
                 markdown: Some("s.md".into()),
                 junit: Some("s.xml".into()),
-                html: None,
+                html: Some("s.html".into()),
             }
         );
         assert_eq!(flags.fail_under, Some(62.5));

@@ -60,6 +60,10 @@ const GROUPS: &[(&str, &[(&str, &str)])] = &[
             ),
             ("--export-junit FILE", "also write the summary as JUnit XML"),
             (
+                "--export-html FILE",
+                "also write the run page as one self-contained HTML file",
+            ),
+            (
                 "--require-upload",
                 "exit 1 when the platform did not acknowledge everything",
             ),
