@@ -1,6 +1,7 @@
 //! Helpers shared by the end-to-end tests, one concern per module.
 
 pub(crate) mod bench;
+pub(crate) mod browser;
 pub(crate) mod guests;
 pub(crate) mod platform;
 pub(crate) mod proxy;

@@ -1,0 +1,79 @@
+// Opens pages in headless Chromium (the system browser, driven by playwright-core) and
+// prints what the browser tests check, as one JSON line on stdout.
+//
+//   node browser.mjs '<job JSON>'
+//
+// The job: { "visits": [ { "url", "screenshot", "login"?: "<API key>" } ... ],
+//            "offline"?: true }
+// Visits share one browser context (so a login cookie carries over). `login` fills the login
+// form of the page the URL lands on and submits it. With `offline`, every request that is
+// not a file:// URL is aborted and reported. For each visit the answer holds the final URL,
+// the HTTP status, the score cells, how many chart canvases there are and how many have
+// drawn pixels, the console errors and the requests that left the machine.
+import { chromium } from 'playwright-core';
+
+const job = JSON.parse(process.argv[2]);
+const browser = await chromium.launch({
+  executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
+  args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'],
+});
+const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+const network = [];
+if (job.offline) {
+  await context.route('**/*', (route) => {
+    const url = route.request().url();
+    if (url.startsWith('file:')) return route.continue();
+    network.push(url);
+    return route.abort();
+  });
+}
+const answers = [];
+try {
+  for (const visit of job.visits) {
+    const page = await context.newPage();
+    const errors = [];
+    page.on('console', (message) => {
+      if (message.type() === 'error') errors.push(message.text());
+    });
+    page.on('pageerror', (error) => errors.push(String(error)));
+    let response = await page.goto(visit.url, { waitUntil: 'load' });
+    if (visit.login !== undefined) {
+      await page.fill('input[name=key]', visit.login);
+      [response] = await Promise.all([
+        page.waitForNavigation({ waitUntil: 'load' }),
+        page.click('button[type=submit]'),
+      ]);
+    }
+    await page.waitForSelector('body[data-drawn]', { timeout: 10000 }).catch(() => {});
+    await page.waitForTimeout(200);
+    const seen = await page.evaluate(() => {
+      const canvases = [...document.querySelectorAll('[data-chart] canvas')];
+      const drawn = canvases.filter((canvas) => {
+        const pixels = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height).data;
+        for (let i = 3; i < pixels.length; i += 4) if (pixels[i] !== 0) return true;
+        return false;
+      });
+      const rows = [...document.querySelectorAll('tr[data-provider]')].map((row) => ({
+        provider: row.getAttribute('data-provider'),
+        overall: row.getAttribute('data-overall'),
+        score: row.querySelector('.score') ? row.querySelector('.score').textContent : null,
+      }));
+      return {
+        title: document.title,
+        heading: document.querySelector('h1') ? document.querySelector('h1').textContent : null,
+        rows,
+        charts: document.querySelectorAll('[data-chart]').length,
+        canvases: canvases.length,
+        drawnCanvases: drawn.length,
+        loginForm: document.querySelector('form.login') !== null,
+        links: [...document.querySelectorAll('a[href]')].map((a) => a.href),
+      };
+    });
+    if (visit.screenshot) await page.screenshot({ path: visit.screenshot, fullPage: true });
+    answers.push({ url: page.url(), status: response ? response.status() : null, errors, ...seen });
+    await page.close();
+  }
+} finally {
+  await browser.close();
+}
+console.log(JSON.stringify({ visits: answers, network }));
