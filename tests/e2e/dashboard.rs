@@ -5,9 +5,10 @@
 //! is written under `target/tmp/screenshots/<test>/`.
 
 use crate::support::{
-    bench::run_bench_pinned,
+    bench::{run_bench_pinned, run_command},
     browser::{browse, screenshots},
     guests::example,
+    platform::{platform_bench, Server},
     results::read_json,
 };
 use serde_json::{json, Value};
@@ -111,4 +112,107 @@ fn the_html_report_shows_the_scores_offline() {
     // Scores, three distributions (latency, uploadMs, throughputMbps), steps, timeline, system.
     assert_drawn_without_errors(visit, 6);
     assert!(shots.join("report.png").is_file());
+}
+
+/// `bench serve` with `flags`, and a scored run of `examples/rust-scored` reported to it:
+/// the server, the run's `summary.json` and its `View at` URL.
+fn served_run(dir: &Path, flags: &[&str]) -> (Server, Value, String) {
+    let server = Server::start_with(dir, None, flags);
+    let component = example("rust-scored");
+    let run = run_command(platform_bench(dir, &server.url(), &server.key).args([
+        "run",
+        component.to_str().unwrap(),
+        "--out",
+        "results",
+    ]));
+    assert_eq!(run.code, Some(0), "{}\n{}", run.stdout, run.stderr);
+    let view_at = run
+        .lines()
+        .into_iter()
+        .find_map(|line| line.strip_prefix("View at: "))
+        .unwrap_or_else(|| panic!("no View at line in:\n{}", run.stdout))
+        .to_owned();
+    assert!(view_at.starts_with(&format!(
+        "{}/local/benchmarks/rust-scored/runs/run_",
+        server.url()
+    )));
+    let summary = read_json(&dir.join("results").join("summary.json"));
+    (server, summary, view_at)
+}
+
+#[test]
+fn the_view_at_page_needs_a_login_then_shows_the_run() {
+    let dir = TempDir::new().unwrap();
+    let (server, summary, view_at) = served_run(dir.path(), &[]);
+    let benchmark = format!("{}/local/benchmarks/rust-scored", server.url());
+    let benchmarks = format!("{}/local/benchmarks", server.url());
+    let shots = screenshots("dashboard_login");
+    let answer = browse(&json!({"visits": [
+        {"url": view_at, "screenshot": shots.join("login.png")},
+        {"url": view_at, "login": server.key, "screenshot": shots.join("run.png")},
+        {"url": benchmark, "screenshot": shots.join("benchmark.png")},
+        {"url": benchmarks, "screenshot": shots.join("benchmarks.png")},
+    ]}));
+    let [login, run, benchmark_page, list] = [0, 1, 2, 3].map(|i| &answer["visits"][i]);
+
+    // Without the cookie: the login page, which comes back here.
+    let back_here = format!(
+        "{}/login?next=%2Flocal%2Fbenchmarks%2Frust%2Dscored%2Fruns%2F",
+        server.url()
+    );
+    assert!(
+        login["url"].as_str().unwrap().starts_with(&back_here),
+        "{login}"
+    );
+    assert_eq!(login["loginForm"], true);
+    assert_eq!(login["errors"], json!([]));
+
+    // Logged in: the run page, with summary.json's scores and every chart drawn.
+    assert_eq!(run["url"], view_at.as_str());
+    assert_eq!(run["status"], 200);
+    assert_eq!(run["loginForm"], false);
+    assert_eq!(page_scores(run), summary_scores(&summary));
+    // Scores, three distributions, steps, timeline.
+    assert_drawn_without_errors(run, 6);
+
+    // The benchmark page: runs over time linking to the run, the latest leaderboard.
+    let overall: Vec<(String, String)> = summary_scores(&summary)
+        .into_iter()
+        .enumerate()
+        .filter(|(i, _)| summary["results"][i]["dimensions"].get("size").is_none())
+        .map(|(_, row)| row)
+        .collect();
+    assert_eq!(overall.len(), 2);
+    assert_eq!(page_scores(benchmark_page), overall);
+    assert_drawn_without_errors(benchmark_page, 1);
+    assert!(benchmark_page["links"]
+        .as_array()
+        .unwrap()
+        .contains(&json!(view_at)));
+
+    // The list of benchmarks links to it.
+    assert!(list["links"]
+        .as_array()
+        .unwrap()
+        .contains(&json!(benchmark)));
+    assert_eq!(list["errors"], json!([]));
+    for shot in ["login", "run", "benchmark", "benchmarks"] {
+        assert!(shots.join(format!("{shot}.png")).is_file());
+    }
+}
+
+#[test]
+fn public_read_opens_the_run_page_without_a_login() {
+    let dir = TempDir::new().unwrap();
+    let (_server, summary, view_at) = served_run(dir.path(), &["--public-read"]);
+    let shots = screenshots("dashboard_public_read");
+    let answer = browse(&json!({"visits": [
+        {"url": view_at, "screenshot": shots.join("run.png")},
+    ]}));
+    let run = &answer["visits"][0];
+    assert_eq!(run["url"], view_at.as_str());
+    assert_eq!(run["loginForm"], false);
+    assert_eq!(page_scores(run), summary_scores(&summary));
+    assert_drawn_without_errors(run, 6);
+    assert!(shots.join("run.png").is_file());
 }

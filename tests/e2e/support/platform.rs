@@ -19,6 +19,8 @@ pub(crate) struct Server {
     db: PathBuf,
     /// Its `--public-url`.
     public_url: Option<String>,
+    /// More `bench serve` flags.
+    flags: Vec<String>,
 }
 
 impl Server {
@@ -29,15 +31,22 @@ impl Server {
 
     /// [`Server::start`] with `--public-url <public_url>` (e.g. a proxy in front of it).
     pub(crate) fn start_at(dir: &Path, public_url: Option<&str>) -> Server {
+        Self::start_with(dir, public_url, &[])
+    }
+
+    /// [`Server::start_at`] with more `bench serve` flags (e.g. `--public-read`).
+    pub(crate) fn start_with(dir: &Path, public_url: Option<&str>, flags: &[&str]) -> Server {
         let db = dir.join("platform.db");
         let public_url = public_url.map(str::to_owned);
-        let (child, port, key) = Self::spawn(&db, 0, true, public_url.as_deref());
+        let flags: Vec<String> = flags.iter().map(|flag| flag.to_string()).collect();
+        let (child, port, key) = Self::spawn(&db, 0, true, public_url.as_deref(), &flags);
         Server {
             child,
             port,
             key: key.expect("an API key is printed"),
             db,
             public_url,
+            flags,
         }
     }
 
@@ -46,6 +55,7 @@ impl Server {
         port: u16,
         create_key: bool,
         public_url: Option<&str>,
+        flags: &[String],
     ) -> (Child, u16, Option<String>) {
         let mut command = Command::new(env!("CARGO_BIN_EXE_bench"));
         command
@@ -65,6 +75,7 @@ impl Server {
         if let Some(url) = public_url {
             command.args(["--public-url", url]);
         }
+        command.args(flags);
         let mut child = command.spawn().expect("bench serve starts");
         let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
         let listening = lines.next().expect("a first line").unwrap();
@@ -111,7 +122,8 @@ impl Server {
         self.kill();
         let deadline = Instant::now() + Duration::from_secs(10);
         loop {
-            let (child, _, _) = Self::spawn(&self.db, self.port, false, self.public_url.as_deref());
+            let public_url = self.public_url.as_deref();
+            let (child, _, _) = Self::spawn(&self.db, self.port, false, public_url, &self.flags);
             self.child = child;
             std::thread::sleep(Duration::from_millis(100));
             if self.child.try_wait().unwrap().is_none() || Instant::now() > deadline {

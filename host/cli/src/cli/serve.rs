@@ -34,6 +34,10 @@ pub(super) struct ServeArgs {
     /// The key created may only read.
     #[arg(long, requires = "create_key")]
     read_only: bool,
+    /// Open the dashboard's pages (benchmarks, runs) to anyone who can reach the server,
+    /// without logging in; they only read.
+    #[arg(long)]
+    public_read: bool,
 }
 
 impl ServeArgs {
@@ -47,6 +51,7 @@ impl ServeArgs {
             create_key: self.create_key,
             org: self.org,
             read_only: self.read_only,
+            public_read: self.public_read,
         };
         match bench_platform::serve::serve(options).await {
             Ok(()) => ExitCode::SUCCESS,

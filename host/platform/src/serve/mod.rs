@@ -1,5 +1,6 @@
 //! `bench serve`: a self-hosted benchmarks platform — the API `bench run` reports to
-//! (spec §6), stored in one SQLite file, behind API-key auth — so
+//! (spec §6), stored in one SQLite file, behind API-key auth, and a read-only dashboard of
+//! its benchmarks and runs ([`dashboard`]) — so
 //! `BENCHMARKS_PLATFORM_URL=http://127.0.0.1:PORT bench run …` works on one machine.
 //!
 //! It holds up against clients that misbehave: a connection has [`HEADER_TIMEOUT`] to send
@@ -7,6 +8,7 @@
 //! its body, at most [`MAX_CONNECTIONS`] are served at once, and bodies are read only after
 //! the caller is authenticated, up to the limit of their route.
 
+mod dashboard;
 mod db;
 mod extract;
 mod refusal;
@@ -53,6 +55,8 @@ pub struct ServeOptions {
     pub org: Option<String>,
     /// The key created may only read.
     pub read_only: bool,
+    /// The dashboard's pages open without logging in (`--public-read`).
+    pub public_read: bool,
 }
 
 /// Opens (or creates) the database, optionally creates an API key and prints it, then
@@ -92,7 +96,15 @@ pub async fn serve(options: ServeOptions) -> Result<()> {
         .run(|store| store.token_secret())
         .await
         .map_err(|refusal| anyhow!("cannot read the token secret: {}", refusal.message))?;
+    let secure_cookies = public_url.starts_with("https://");
+    let dashboard = dashboard::Dashboard::new(
+        database.clone(),
+        tokens::Tokens::new(&secret),
+        options.public_read,
+        secure_cookies,
+    );
     let app = router::router(database, router::Links::new(public_url, &secret))
+        .merge(dashboard::routes(dashboard))
         .layer(RequestBodyTimeoutLayer::new(BODY_TIMEOUT));
     accept(listener, app).await;
     Ok(())

@@ -11,8 +11,8 @@ pub const CHARTS_JS: &str = include_str!("../../../assets/vendor/echarts/echarts
 /// The script that draws every page from its data.
 const PAGE_JS: &str = include_str!("../../../assets/report/page.js");
 
-/// The pages' styles.
-const PAGE_CSS: &str = include_str!("../../../assets/report/page.css");
+/// The pages' styles (also those of the dashboard's login page).
+pub const STYLES: &str = include_str!("../../../assets/report/page.css");
 
 /// Where a page's scripts come from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -53,7 +53,7 @@ pub fn render(title: &str, data: &Value, scripts: Scripts<'_>, links: &[(&str, &
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
          <meta http-equiv=\"Content-Security-Policy\" content=\"{policy}\">\n\
          <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
-         <title>{title}</title>\n<style>{PAGE_CSS}</style>\n</head>\n<body>\n{bar}<main></main>\n\
+         <title>{title}</title>\n<style>{STYLES}</style>\n</head>\n<body>\n{bar}<main></main>\n\
          <script type=\"application/json\" id=\"bench-data\">{data}</script>\n{charts}\n\
          <script>{PAGE_JS}</script>\n</body>\n</html>\n",
         title = escape(title),
@@ -80,7 +80,7 @@ fn script_json(data: &Value) -> String {
 }
 
 /// Text safe in HTML content and attribute values.
-pub(crate) fn escape(text: &str) -> String {
+pub fn escape(text: &str) -> String {
     text.replace('&', "&amp;")
         .replace('<', "&lt;")
         .replace('>', "&gt;")

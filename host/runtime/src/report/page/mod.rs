@@ -10,7 +10,7 @@
 mod document;
 mod sample;
 
-pub use document::{render, Scripts, CHARTS_JS};
+pub use document::{escape, render, Scripts, CHARTS_JS, STYLES};
 
 use crate::plan::RunManifest;
 use crate::record::TaskRecord;

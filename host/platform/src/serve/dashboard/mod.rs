@@ -1,0 +1,184 @@
+//! The dashboard of `bench serve`: read-only HTML pages on the API's port — the benchmarks
+//! of an organization, a benchmark (its runs over time and latest leaderboard) and a run
+//! (the `View at` URL the reporter prints, with the content of the HTML report). Reading
+//! needs a session: the login page takes an API key and sets an `HttpOnly`,
+//! `SameSite=Strict` cookie holding a signed session token (never the key); with
+//! `--public-read` every page opens without one. No page changes anything. Charts are drawn
+//! by the chart library embedded in the binary, served from [`CHARTS_PATH`]: the pages work
+//! offline.
+
+mod pages;
+mod session;
+
+use super::db::Database;
+use super::tokens::Tokens;
+use axum::extract::DefaultBodyLimit;
+use axum::routing::get;
+use axum::Router;
+
+/// Where the pages load the chart library from.
+const CHARTS_PATH: &str = "/assets/echarts.min.js";
+
+/// Largest body the dashboard reads (the login form).
+const MAX_FORM_BYTES: usize = 4 * 1024;
+
+/// What the dashboard's pages work with.
+#[derive(Clone)]
+pub(crate) struct Dashboard {
+    /// The platform's database.
+    database: Database,
+    /// Signs and checks session tokens.
+    tokens: Tokens,
+    /// Pages open without a session (`--public-read`).
+    public_read: bool,
+    /// Session cookies are marked `Secure` (the public URL is https).
+    secure_cookies: bool,
+}
+
+impl Dashboard {
+    /// The dashboard of `database`, its sessions signed by `tokens`.
+    pub(crate) fn new(
+        database: Database,
+        tokens: Tokens,
+        public_read: bool,
+        secure_cookies: bool,
+    ) -> Self {
+        Self {
+            database,
+            tokens,
+            public_read,
+            secure_cookies,
+        }
+    }
+}
+
+/// The dashboard's routes, to merge with the API's.
+pub(crate) fn routes(dashboard: Dashboard) -> Router {
+    Router::new()
+        .route("/", get(session::home))
+        .route("/login", get(session::login_page).post(session::log_in))
+        .route(CHARTS_PATH, get(pages::charts))
+        .route("/{org}/benchmarks", get(pages::benchmarks))
+        .route("/{org}/benchmarks/{slug}", get(pages::benchmark))
+        .route("/{org}/benchmarks/{slug}/runs/{run_id}", get(pages::run))
+        .layer(DefaultBodyLimit::max(MAX_FORM_BYTES))
+        .with_state(dashboard)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::db::Store;
+    use super::*;
+    use crate::api::types::UpsertBenchmark;
+    use axum::body::Body;
+    use axum::http::{header, Request, StatusCode};
+    use axum::response::Response;
+    use tower::ServiceExt;
+
+    /// The dashboard of a fresh database with one API key of `local` and benchmark `s`.
+    fn dashboard(public_read: bool) -> (tempfile::TempDir, Router, String) {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&dir.path().join("bench.db")).unwrap();
+        let key = store.create_key("local", false).unwrap();
+        let body = UpsertBenchmark {
+            name: "S".into(),
+            config: None,
+        };
+        store.upsert_benchmark("s", &body).unwrap();
+        let tokens = Tokens::new(&store.token_secret().unwrap());
+        let dashboard = Dashboard::new(Database::new(store), tokens, public_read, false);
+        (dir, routes(dashboard), key)
+    }
+
+    async fn get(router: &Router, path: &str, cookie: Option<&str>) -> Response {
+        let mut request = Request::builder().uri(path);
+        if let Some(cookie) = cookie {
+            request = request.header(header::COOKIE, cookie);
+        }
+        let request = request.body(Body::empty()).unwrap();
+        router.clone().oneshot(request).await.unwrap()
+    }
+
+    async fn log_in(router: &Router, form: &str) -> Response {
+        let request = Request::builder()
+            .method("POST")
+            .uri("/login")
+            .header(header::CONTENT_TYPE, "application/x-www-form-urlencoded")
+            .body(Body::from(form.to_owned()))
+            .unwrap();
+        router.clone().oneshot(request).await.unwrap()
+    }
+
+    fn header_text(response: &Response, name: header::HeaderName) -> &str {
+        response.headers()[name].to_str().unwrap()
+    }
+
+    #[tokio::test]
+    async fn pages_need_a_session_made_from_a_valid_key() {
+        let (_dir, router, key) = dashboard(false);
+        let page = get(&router, "/local/benchmarks/s", None).await;
+        assert_eq!(page.status(), StatusCode::SEE_OTHER);
+        assert_eq!(
+            header_text(&page, header::LOCATION),
+            "/login?next=%2Flocal%2Fbenchmarks%2Fs"
+        );
+
+        let refused = log_in(&router, "key=bp_wrong&next=%2Flocal%2Fbenchmarks%2Fs").await;
+        assert_eq!(refused.status(), StatusCode::UNAUTHORIZED);
+        assert!(refused.headers().get(header::SET_COOKIE).is_none());
+
+        let form = format!("key={key}&next=%2Flocal%2Fbenchmarks%2Fs");
+        let logged_in = log_in(&router, &form).await;
+        assert_eq!(logged_in.status(), StatusCode::SEE_OTHER);
+        assert_eq!(
+            header_text(&logged_in, header::LOCATION),
+            "/local/benchmarks/s"
+        );
+        let cookie = header_text(&logged_in, header::SET_COOKIE);
+        assert!(cookie.contains("; HttpOnly; SameSite=Strict;"), "{cookie}");
+        assert!(!cookie.contains(&key), "the cookie holds the key: {cookie}");
+        let session = cookie.split(';').next().unwrap();
+
+        let page = get(&router, "/local/benchmarks/s", Some(session)).await;
+        assert_eq!(page.status(), StatusCode::OK);
+        let body = axum::body::to_bytes(page.into_body(), usize::MAX)
+            .await
+            .unwrap();
+        assert!(String::from_utf8_lossy(&body).contains("\"page\":\"benchmark\""));
+        // A session of `local` does not open another organization's pages.
+        let other = get(&router, "/acme/benchmarks", Some(session)).await;
+        assert_eq!(other.status(), StatusCode::NOT_FOUND);
+        let forged = get(
+            &router,
+            "/local/benchmarks",
+            Some("bench_session=local.9999999999.00"),
+        )
+        .await;
+        assert_eq!(forged.status(), StatusCode::SEE_OTHER);
+    }
+
+    #[tokio::test]
+    async fn public_read_opens_the_pages_and_unknown_runs_are_404() {
+        let (_dir, router, _key) = dashboard(true);
+        assert_eq!(
+            get(&router, "/local/benchmarks", None).await.status(),
+            StatusCode::OK
+        );
+        let missing = get(&router, "/local/benchmarks/s/runs/run_missing", None).await;
+        assert_eq!(missing.status(), StatusCode::NOT_FOUND);
+        let charts = get(&router, CHARTS_PATH, None).await;
+        assert_eq!(charts.status(), StatusCode::OK);
+        assert!(header_text(&charts, header::CONTENT_TYPE).starts_with("text/javascript"));
+    }
+
+    #[tokio::test]
+    async fn login_goes_only_to_paths_of_this_server() {
+        let (_dir, router, key) = dashboard(false);
+        let form = format!("key={key}&next=https%3A%2F%2Fevil.example%2F");
+        let logged_in = log_in(&router, &form).await;
+        assert_eq!(
+            header_text(&logged_in, header::LOCATION),
+            "/local/benchmarks"
+        );
+    }
+}
