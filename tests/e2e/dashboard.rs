@@ -110,7 +110,19 @@ fn the_html_report_shows_the_scores_offline() {
     let summary = read_json(&results.join("summary.json"));
     assert_eq!(page_scores(visit), summary_scores(&summary));
     // Scores, three distributions (latency, uploadMs, throughputMbps), steps, timeline, system.
-    assert_drawn_without_errors(visit, 6);
+    assert_drawn_without_errors(visit, 7);
+    assert_eq!(
+        visit["sections"],
+        json!([
+            "scores-section",
+            "distributions",
+            "steps",
+            "timeline",
+            "failures",
+            "system",
+            "logs"
+        ])
+    );
     assert!(shots.join("report.png").is_file());
 }
 
@@ -172,8 +184,20 @@ fn the_view_at_page_needs_a_login_then_shows_the_run() {
     assert_eq!(run["status"], 200);
     assert_eq!(run["loginForm"], false);
     assert_eq!(page_scores(run), summary_scores(&summary));
-    // Scores, three distributions, steps, timeline.
-    assert_drawn_without_errors(run, 6);
+    // Scores, three distributions, steps, timeline and the system metrics uploaded.
+    assert_drawn_without_errors(run, 7);
+    assert_eq!(
+        run["sections"],
+        json!([
+            "scores-section",
+            "distributions",
+            "steps",
+            "timeline",
+            "failures",
+            "system",
+            "logs"
+        ])
+    );
 
     // The benchmark page: runs over time linking to the run, the latest leaderboard.
     let overall: Vec<(String, String)> = summary_scores(&summary)

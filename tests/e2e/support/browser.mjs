@@ -8,7 +8,7 @@
 // Visits share one browser context (so a login cookie carries over). `login` fills the login
 // form of the page the URL lands on and submits it. With `offline`, every request that is
 // not a file:// URL is aborted and reported. For each visit the answer holds the final URL,
-// the HTTP status, the score cells, how many chart canvases there are and how many have
+// the HTTP status, the score cells, the sections, how many chart canvases there are and how many have
 // drawn pixels, the console errors and the requests that left the machine.
 import { chromium } from 'playwright-core';
 
@@ -62,6 +62,7 @@ try {
         title: document.title,
         heading: document.querySelector('h1') ? document.querySelector('h1').textContent : null,
         rows,
+        sections: [...document.querySelectorAll('section[id]')].map((section) => section.id),
         charts: document.querySelectorAll('[data-chart]').length,
         canvases: canvases.length,
         drawnCanvases: drawn.length,

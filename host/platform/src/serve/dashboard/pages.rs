@@ -12,7 +12,9 @@ use axum::extract::{Path, State};
 use axum::http::{header, HeaderMap, Uri};
 use axum::response::{Html, IntoResponse, Response};
 use bench_runtime::record::TaskRecord;
-use bench_runtime::report::page::{render, RunHeader, RunPage, Scripts, CHARTS_JS};
+use bench_runtime::report::page::{
+    self, render, LogTail, RunHeader, RunPage, Scripts, CHARTS_JS, LOG_TAIL_BYTES, MAX_LOGS,
+};
 use serde::Deserialize as _;
 use serde_json::{json, Map, Value};
 use std::collections::HashMap;
@@ -22,6 +24,12 @@ const MAX_BENCHMARKS: u32 = 500;
 
 /// Most runs on a benchmark's page (the newest).
 const MAX_RUNS: u32 = 200;
+
+/// System-metrics uploads a run page reads (the first ones)…
+const METRICS_UPLOADS: usize = 16;
+
+/// …and the bytes it reads of each (its end: the lines of a cut first line are skipped).
+const METRICS_BYTES_PER_UPLOAD: u64 = 4 << 20;
 
 /// Records read per query while a run page is built.
 const RECORDS_PAGE: u32 = 5_000;
@@ -251,6 +259,22 @@ fn read_run(store: &Store, slug: &str, run_id: &str) -> Result<(Value, String), 
         }
     }
     let header = run_header(&results, &benchmark.name);
+    let mut lines: Vec<u8> = Vec::new();
+    for (_, end, _) in store.artifact_ends(
+        run_id,
+        "system-metrics",
+        METRICS_BYTES_PER_UPLOAD,
+        METRICS_UPLOADS,
+    )? {
+        lines.extend_from_slice(&end);
+        lines.push(b'\n');
+    }
+    let system = page::system_metrics(&lines[..]);
+    let logs: Vec<LogTail> = store
+        .artifact_ends(run_id, "coordinator.log", LOG_TAIL_BYTES, MAX_LOGS)?
+        .into_iter()
+        .map(|(participant, end, cut)| LogTail::of_end(&participant, &end, cut))
+        .collect();
     let summary = if results.results.is_empty() {
         json!({})
     } else {
@@ -260,7 +284,7 @@ fn read_run(store: &Store, slug: &str, run_id: &str) -> Result<(Value, String), 
         "{} · bench",
         results.run.name.as_deref().unwrap_or(&results.run.id)
     );
-    Ok((page.finish(&header, &summary, None, &[]), title))
+    Ok((page.finish(&header, &summary, system, &logs), title))
 }
 
 /// The header of a stored run: its `runConfig`, creation time and the git origin its

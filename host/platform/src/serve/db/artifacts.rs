@@ -130,6 +130,28 @@ impl Store {
             .ok_or_else(|| Refusal::not_found("Download"))
     }
 
+    /// The uploaded artifacts of `kind` of a run, the first `limit` in creation order: each
+    /// with its worker's participant, at most the last `max_bytes` of its body, and whether
+    /// bytes before them were left out.
+    pub(crate) fn artifact_ends(
+        &self,
+        run_id: &str,
+        kind: &str,
+        max_bytes: u64,
+        limit: usize,
+    ) -> Result<Vec<(String, Vec<u8>, bool)>, Refusal> {
+        let max_bytes = i64::try_from(max_bytes).unwrap_or(i64::MAX);
+        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+        self.rows(
+            "SELECT w.participant, substr(a.body, max(1, length(a.body) - ?3 + 1)), length(a.body) > ?3
+             FROM artifacts a JOIN workers w ON w.id = a.worker_id
+             WHERE a.run_id = ?1 AND a.kind = ?2 AND a.body IS NOT NULL
+             ORDER BY a.rowid LIMIT ?4",
+            params![run_id, kind, max_bytes, limit],
+            |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)),
+        )
+    }
+
     /// `GET .../runs/{runId}/artifacts`, or those of one worker, in creation order.
     pub(crate) fn list_artifacts(
         &self,

@@ -30,6 +30,7 @@ impl Exporter for HtmlExporter {
         let logs: Vec<LogTail> = summary
             .participant_names()
             .into_iter()
+            .take(page::MAX_LOGS)
             .filter_map(|name| {
                 let file = manifest
                     .log_files
@@ -39,7 +40,7 @@ impl Exporter for HtmlExporter {
                 page::log_tail(name, &dir.join(file))
             })
             .collect();
-        let system = page::system_metrics(&dir.join(METRICS_FILE));
+        let system = page::system_metrics_file(&dir.join(METRICS_FILE));
         let header = RunHeader::of_manifest(&manifest);
         let data = page.finish(&header, &summary.to_json(), system, &logs);
         let title = format!("{} · {}", summary.benchmark_name, manifest.run_id);

@@ -46,8 +46,11 @@ const MAX_TEXT_CHARS: usize = 500;
 /// Most system-metrics samples drawn.
 const MAX_SYSTEM_SAMPLES: usize = 1_000;
 
+/// Most participant logs a page shows.
+pub const MAX_LOGS: usize = 32;
+
 /// The end of each participant log shown, in bytes.
-const LOG_TAIL_BYTES: u64 = 32 * 1024;
+pub const LOG_TAIL_BYTES: u64 = 32 * 1024;
 
 /// The name of the task latency in the distributions.
 const LATENCY: &str = "latencyMs";
@@ -494,14 +497,13 @@ fn clip(text: &str) -> String {
     }
 }
 
-/// The system metrics of a run's `metrics.jsonl` (see [`crate::metrics`]): an even sample of
-/// at most [`MAX_SYSTEM_SAMPLES`] points of seconds since the first sample, process CPU
-/// (% of one core, over the time since the previous point) and resident memory (MB).
-/// `None` when the file is missing or holds no sample.
-pub fn system_metrics(path: &Path) -> Option<Value> {
-    let file = std::fs::File::open(path).ok()?;
+/// The system metrics of a run's `metrics.jsonl` lines (see [`crate::metrics`]): an even
+/// sample of at most [`MAX_SYSTEM_SAMPLES`] points of seconds since the first sample,
+/// process CPU (% of one core, over the time since the previous point) and resident memory
+/// (MB). Lines that are not samples are skipped; `None` when there is no sample.
+pub fn system_metrics(lines: impl BufRead) -> Option<Value> {
     let mut sample = EvenSample::new(MAX_SYSTEM_SAMPLES);
-    for line in BufReader::new(file).lines() {
+    for line in lines.lines() {
         let Ok(line) = line else { break };
         let Ok(point) = serde_json::from_str::<Value>(&line) else {
             continue;
@@ -531,8 +533,34 @@ pub fn system_metrics(path: &Path) -> Option<Value> {
     Some(json!({"columns": ["seconds", "cpuPercent", "rssMb"], "points": rows}))
 }
 
-/// The last [`LOG_TAIL_BYTES`] of a participant log (from a line start), or `None` when it
-/// cannot be read.
+/// The system metrics of the `metrics.jsonl` file at `path`; `None` when it is missing or
+/// holds no sample.
+pub fn system_metrics_file(path: &Path) -> Option<Value> {
+    let file = std::fs::File::open(path).ok()?;
+    system_metrics(BufReader::new(file))
+}
+
+impl LogTail {
+    /// The tail of a log from its last bytes; `cut` when earlier bytes were left out, and
+    /// then the first, partial line goes too.
+    pub fn of_end(participant: &str, end: &[u8], cut: bool) -> Self {
+        let mut text = String::from_utf8_lossy(end).into_owned();
+        if cut {
+            match text.find('\n') {
+                Some(newline) => drop(text.drain(..=newline)),
+                None => text.clear(),
+            }
+        }
+        Self {
+            participant: participant.to_owned(),
+            text,
+            cut,
+        }
+    }
+}
+
+/// The last [`LOG_TAIL_BYTES`] of the participant log at `path` (from a line start), or
+/// `None` when it cannot be read.
 pub fn log_tail(participant: &str, path: &Path) -> Option<LogTail> {
     let mut file = std::fs::File::open(path).ok()?;
     let size = file.metadata().ok()?.len();
@@ -541,17 +569,7 @@ pub fn log_tail(participant: &str, path: &Path) -> Option<LogTail> {
         .ok()?;
     let mut bytes = Vec::new();
     file.take(LOG_TAIL_BYTES).read_to_end(&mut bytes).ok()?;
-    let mut text = String::from_utf8_lossy(&bytes).into_owned();
-    if cut {
-        if let Some(newline) = text.find('\n') {
-            text.drain(..=newline);
-        }
-    }
-    Some(LogTail {
-        participant: participant.to_owned(),
-        text,
-        cut,
-    })
+    Some(LogTail::of_end(participant, &bytes, cut))
 }
 
 #[cfg(test)]
@@ -692,10 +710,11 @@ mod tests {
         )
         .unwrap();
         assert_eq!(
-            system_metrics(&path).unwrap()["points"],
+            system_metrics_file(&path).unwrap()["points"],
             json!([[0.0, null, 10.0], [1.0, 50.0, 12.0]])
         );
-        assert_eq!(system_metrics(&dir.path().join("missing")), None);
+        assert_eq!(system_metrics_file(&dir.path().join("missing")), None);
+        assert_eq!(system_metrics(&b"{}\n"[..]), None);
     }
 
     #[test]
