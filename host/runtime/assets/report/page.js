@@ -206,7 +206,11 @@
           };
         },
       }],
-    }, 'timeline').getDom().style.height = Math.max(200, rows.length * 18 + 60) + 'px';
+    }, 'timeline');
+    // One row per lane, up to a height a canvas can hold; rows get thinner beyond.
+    const box = part.querySelector('[data-chart=timeline]');
+    box.style.height = Math.min(4000, Math.max(200, rows.length * 18 + 60)) + 'px';
+    charts[charts.length - 1].resize();
   }
 
   function failures(content) {
