@@ -15,7 +15,6 @@ use bench_runtime::record::TaskRecord;
 use bench_runtime::report::page::{
     self, render, LogTail, RunHeader, RunPage, Scripts, CHARTS_JS, LOG_TAIL_BYTES, MAX_LOGS,
 };
-use serde::Deserialize as _;
 use serde_json::{json, Map, Value};
 use std::collections::HashMap;
 
@@ -30,9 +29,6 @@ const METRICS_UPLOADS: usize = 16;
 
 /// …and the bytes it reads of each (its end: the lines of a cut first line are skipped).
 const METRICS_BYTES_PER_UPLOAD: u64 = 4 << 20;
-
-/// Records read per query while a run page is built.
-const RECORDS_PAGE: u32 = 5_000;
 
 /// `GET /assets/echarts.min.js`: the chart library.
 pub(super) async fn charts() -> Response {
@@ -242,22 +238,12 @@ fn read_run(store: &Store, slug: &str, run_id: &str) -> Result<(Value, String), 
             page.participant(name);
         }
     }
-    let mut cursor: Option<String> = None;
-    loop {
-        let batch =
-            store.task_records(slug, run_id, None, cursor.as_deref(), Some(RECORDS_PAGE))?;
-        for item in &batch.items {
-            let participant = item["participant"].as_str().unwrap_or_default();
-            // A stored record this runner cannot read is left out of the page.
-            if let Ok(record) = TaskRecord::deserialize(item) {
-                page.add(participant, &record);
-            }
+    store.each_task_record(run_id, |participant, text| {
+        // A stored record this runner cannot read is left out of the page.
+        if let Ok(record) = serde_json::from_str::<TaskRecord>(text) {
+            page.add(participant, &record);
         }
-        match batch.next_cursor {
-            Some(next) => cursor = Some(next),
-            None => break,
-        }
-    }
+    })?;
     let header = run_header(&results, &benchmark.name);
     let mut lines: Vec<u8> = Vec::new();
     for (_, end, _) in store.artifact_ends(

@@ -148,6 +148,26 @@ impl Store {
         })
     }
 
+    /// Calls `each` with every stored task record of a run — its participant and the
+    /// record's JSON text — in arrival order, one row at a time (none is kept). The caller
+    /// checked that the run is the caller's.
+    pub(crate) fn each_task_record(
+        &self,
+        run_id: &str,
+        mut each: impl FnMut(&str, &str),
+    ) -> Result<(), Refusal> {
+        let mut statement = self.db.prepare(
+            "SELECT participant, record FROM task_results WHERE run_id = ?1 ORDER BY seq",
+        )?;
+        let mut rows = statement.query([run_id])?;
+        while let Some(row) = rows.next()? {
+            let participant: String = row.get(0)?;
+            let record: String = row.get(1)?;
+            each(&participant, &record);
+        }
+        Ok(())
+    }
+
     /// `POST .../runs/{runId}/summary`: stores (replaces) the run summary.
     pub(crate) fn submit_summary(
         &self,
