@@ -240,3 +240,40 @@ fn public_read_opens_the_run_page_without_a_login() {
     assert_drawn_without_errors(run, 6);
     assert!(shots.join("run.png").is_file());
 }
+
+#[test]
+fn the_html_report_of_an_unscored_run_lists_its_participants() {
+    let dir = TempDir::new().unwrap();
+    let component = example("rust-hello");
+    let args = ["run", component.to_str().unwrap(), "--out", "results"];
+    let run = run_bench_pinned(
+        dir.path(),
+        &[&args[..], &["--export-html", "run.html"]].concat(),
+        &[],
+    );
+    assert_eq!(run.code, Some(0), "stderr: {}", run.stderr);
+    let summary = read_json(&dir.path().join("results").join("summary.json"));
+    let participants: Vec<&str> = summary["participants"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["participant"].as_str().unwrap())
+        .collect();
+    let shots = screenshots("html_report_unscored");
+    let answer = browse(&json!({
+        "offline": true,
+        "visits": [{"url": file_url(&dir.path().join("run.html")), "screenshot": shots.join("report.png")}],
+    }));
+    assert_eq!(answer["network"], json!([]));
+    let visit = &answer["visits"][0];
+    let shown: Vec<&str> = visit["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|row| row["provider"].as_str().unwrap())
+        .collect();
+    assert!(!participants.is_empty());
+    assert_eq!(shown, participants);
+    // The latency distribution and the timeline at least.
+    assert_drawn_without_errors(visit, 2);
+}

@@ -292,6 +292,16 @@ mod tests {
         }
         assert_eq!(pages, 3);
         assert_eq!(seen, (0..5).map(|index| json!(index)).collect::<Vec<_>>());
+        let mut each = Vec::new();
+        store
+            .each_task_record(&run_id, |participant, text| {
+                each.push(format!("{participant} {text}"))
+            })
+            .unwrap();
+        let expected: Vec<String> = (0..5)
+            .map(|index| format!("e2b {}", json!({"taskIndex": index})))
+            .collect();
+        assert_eq!(each, expected);
         assert_eq!(
             store
                 .task_records("s", &run_id, None, Some("x"), None)
