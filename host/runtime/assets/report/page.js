@@ -295,12 +295,27 @@
       return;
     }
     board.append(el('p', {}, 'Latest run: ', el('a', { href: latest.url }, latest.name)));
-    const headings = [{ title: 'participant' }, { title: 'score', num: true }, { title: 'success', num: true }, { title: 'metrics' }];
-    const rows = latest.rows.map((row) => ({
-      cells: [row.provider, { text: num(row.compositeScore), attrs: { class: 'num score' } }, percent(row.successRate),
-        (row.metrics || []).map((m) => m.name + ': median ' + num(m.median) + ', p95 ' + num(m.p95) + ', p99 ' + num(m.p99) + (m.unit ? ' ' + m.unit : '')).join('; ')],
-      attrs: { 'data-provider': row.provider },
-    }));
+    const names = [];
+    const units = {};
+    for (const row of latest.rows) {
+      for (const m of row.metrics || []) {
+        if (!names.includes(m.name)) names.push(m.name);
+        units[m.name] = m.unit;
+      }
+    }
+    const headings = [{ title: 'participant' }, { title: 'score', num: true }, { title: 'success', num: true }];
+    for (const name of names) {
+      const unit = units[name] ? ' (' + units[name] + ')' : '';
+      headings.push({ title: name + ' median' + unit, num: true }, { title: 'p95', num: true }, { title: 'p99', num: true });
+    }
+    const rows = latest.rows.map((row) => {
+      const cells = [row.provider, { text: num(row.compositeScore), attrs: { class: 'num score' } }, percent(row.successRate)];
+      for (const name of names) {
+        const metric = (row.metrics || []).find((m) => m.name === name);
+        cells.push(num(metric && metric.median), num(metric && metric.p95), num(metric && metric.p99));
+      }
+      return { cells, attrs: { 'data-provider': row.provider } };
+    });
     board.append(table(headings, rows, 'leaderboard-table'));
   }
 

@@ -1,6 +1,7 @@
 //! Dashboard sessions: the login page, the session cookie and the check every page makes
 //! before it reads anything.
 
+use super::super::tokens::SESSION_LIFETIME;
 use super::Dashboard;
 use axum::extract::{Form, Query, State};
 use axum::http::{header, HeaderMap, StatusCode, Uri};
@@ -114,7 +115,7 @@ pub(super) async fn log_in(
     };
     let cookie = format!(
         "{COOKIE}={token}; Path=/; HttpOnly; SameSite=Strict; Max-Age={}{secure}",
-        super::super::tokens::SESSION_LIFETIME.as_secs()
+        SESSION_LIFETIME.as_secs()
     );
     let next = local_path(&form.next)
         .map(str::to_owned)
