@@ -7,7 +7,7 @@
 mod csv;
 mod json;
 mod junit;
-mod markdown;
+pub(crate) mod markdown;
 
 pub use markdown::markdown;
 
