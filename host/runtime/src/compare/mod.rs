@@ -53,6 +53,12 @@ pub fn compare_dirs(dirs: &[PathBuf], settings: &CompareSettings) -> Result<Comp
     comparison::compare_runs(&runs, settings)
 }
 
+/// Appends the Markdown comparison to the GitHub job summary when `GITHUB_STEP_SUMMARY`
+/// names a file (a warning on stderr if it cannot).
+pub fn add_to_job_summary(comparison: &Comparison) {
+    crate::report::step_summary::append_to_job_summary(&markdown(comparison), "comparison");
+}
+
 /// The letter of the run at `index` (`A` is the baseline).
 pub(crate) fn run_letter(index: usize) -> char {
     char::from(b'A' + (index % MAX_RUNS) as u8)

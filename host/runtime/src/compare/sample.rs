@@ -154,17 +154,18 @@ impl RunSamples {
         self.participants.iter().find(|p| p.name == name)
     }
 
-    /// The unit of a metric: `ms` for durations, else what `display.metrics` declares.
+    /// The unit of a metric: `ms` for durations, else what `display.metrics` declares for
+    /// the measure, or else its `scoring` metric.
     pub(crate) fn unit(&self, metric: &MetricId) -> String {
-        match metric.kind {
-            MetricKind::Latency | MetricKind::Step => "ms".into(),
-            MetricKind::Measure => self
-                .display_metrics
-                .as_ref()
-                .and_then(|metrics| display_unit(metrics, &metric.name))
-                .unwrap_or_default()
-                .to_owned(),
+        if metric.kind != MetricKind::Measure {
+            return "ms".into();
         }
+        let declared = self
+            .display_metrics
+            .as_ref()
+            .and_then(|metrics| display_unit(metrics, &metric.name))
+            .or_else(|| self.scoring_entry(&metric.name)?.get("unit")?.as_str());
+        declared.unwrap_or_default().to_owned()
     }
 
     /// Whether a higher value of the metric is better: a measure that `display.metrics`
@@ -173,19 +174,27 @@ impl RunSamples {
         if metric.kind != MetricKind::Measure {
             return false;
         }
-        let entry_for = |list: Option<&Value>| {
-            list.and_then(Value::as_array)?
-                .iter()
-                .rev()
-                .find(|entry| entry.get("key").and_then(Value::as_str) == Some(&metric.name))
-                .cloned()
-        };
-        let displayed = entry_for(self.display_metrics.as_ref())
+        let displayed = entry(self.display_metrics.as_ref(), &metric.name)
             .is_some_and(|entry| entry.get("direction") == Some(&"higher-better".into()));
-        let scored = entry_for(self.scoring.as_ref().and_then(|s| s.get("metrics")))
+        let scored = self
+            .scoring_entry(&metric.name)
             .is_some_and(|entry| entry.get("higherIsBetter") == Some(&Value::Bool(true)));
         displayed || scored
     }
+
+    /// The `scoring.metrics` entry of a key.
+    fn scoring_entry(&self, key: &str) -> Option<&Value> {
+        entry(self.scoring.as_ref()?.get("metrics"), key)
+    }
+}
+
+/// The last entry of a list of objects whose `key` is `key`.
+fn entry<'a>(list: Option<&'a Value>, key: &str) -> Option<&'a Value> {
+    list?
+        .as_array()?
+        .iter()
+        .rev()
+        .find(|entry| entry.get("key").and_then(Value::as_str) == Some(key))
 }
 
 /// The columns of `name`, added at the end when new.
@@ -314,7 +323,7 @@ mod tests {
         let dir = results_dir(
             json!({
                 "display": {"metrics": [{"key": "mbps", "unit": "Mbps", "direction": "higher-better"}]},
-                "scoring": {"metrics": [{"key": "ops", "ceiling": 9, "higherIsBetter": true,
+                "scoring": {"metrics": [{"key": "ops", "ceiling": 9, "higherIsBetter": true, "unit": "op",
                                          "weights": {"median": 1, "p95": 0, "p99": 0}}]},
             }),
             &[json!({"data": {"ops": 3, "mbps": 5, "ms": 1}})],
@@ -325,6 +334,7 @@ mod tests {
             name: name.into(),
         };
         assert_eq!(run.unit(&measure("mbps")), "Mbps");
+        assert_eq!(run.unit(&measure("ops")), "op");
         assert_eq!(run.unit(&measure("ms")), "");
         assert!(run.higher_is_better(&measure("mbps")));
         assert!(run.higher_is_better(&measure("ops")));
