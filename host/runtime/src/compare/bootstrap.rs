@@ -2,8 +2,17 @@
 //! with replacement, independently, `resamples` times from a seeded PCG stream; the ratio
 //! `median(B*) / median(A*)` of each pair of resamples forms the bootstrap distribution,
 //! whose percentiles are the interval's ends (the percentile method).
+//!
+//! Only the median of a resample matters, and it is drawn directly rather than by drawing
+//! `n` values and selecting their middle: a resample is `n` uniform draws `Uᵢ` mapped to the
+//! sorted sample as `x₍⌊Uᵢ·n⌋₎`, a monotone map, so its `k`-th smallest value is
+//! `x₍⌊U₍ₖ₎·n⌋₎` where the order statistic `U₍ₖ₎ ~ Beta(k, n − k + 1)`; the next one is
+//! `U₍ₖ₊₁₎ = U₍ₖ₎ + (1 − U₍ₖ₎)·Beta(1, n − k)`. The median (`k = ⌈n/2⌉`, the mean of the
+//! `k`-th and `k+1`-th for an even `n`) then has exactly its bootstrap distribution, at a
+//! cost that does not grow with `n`.
 
-use rand::{RngExt as _, SeedableRng as _};
+use rand_distr::{Beta, Distribution as _};
+use rand_pcg::rand_core::SeedableRng as _;
 use rand_pcg::Pcg64;
 use serde::Serialize;
 use std::cmp::Ordering;
@@ -39,49 +48,87 @@ pub(crate) fn ratio_of_medians(
     candidate: &[f64],
     settings: &BootstrapSettings,
 ) -> RatioInterval {
-    let ratio = median(&mut candidate.to_vec()) / median(&mut baseline.to_vec());
+    let baseline = ResampledMedian::new(baseline);
+    let candidate = ResampledMedian::new(candidate);
     let mut rng = Pcg64::seed_from_u64(settings.seed);
-    let mut resample_a = vec![0.0; baseline.len()];
-    let mut resample_b = vec![0.0; candidate.len()];
     let mut ratios: Vec<f64> = (0..settings.resamples)
         .map(|_| {
-            resample(baseline, &mut resample_a, &mut rng);
-            resample(candidate, &mut resample_b, &mut rng);
-            median(&mut resample_b) / median(&mut resample_a)
+            let a = baseline.draw(&mut rng);
+            candidate.draw(&mut rng) / a
         })
         .collect();
     ratios.sort_by(f64::total_cmp);
     let tail = (1.0 - settings.confidence) / 2.0;
     RatioInterval {
-        ratio,
+        ratio: candidate.median() / baseline.median(),
         low: percentile(&ratios, tail),
         high: percentile(&ratios, 1.0 - tail),
     }
 }
 
-/// Fills `out` with `out.len()` values drawn from `sample` with replacement.
-fn resample(sample: &[f64], out: &mut [f64], rng: &mut Pcg64) {
-    for slot in out {
-        *slot = sample[rng.random_range(0..sample.len())];
+/// The median of a bootstrap resample of one sample, drawn through its order statistics.
+struct ResampledMedian {
+    sorted: Vec<f64>,
+    /// `U₍ₖ₎ ~ Beta(k, n − k + 1)`, `k = ⌈n/2⌉`.
+    lower_middle: Beta<f64>,
+    /// For an even `n`: the gap to `U₍ₖ₊₁₎`, as a share of `1 − U₍ₖ₎` (`Beta(1, n − k)`).
+    upper_gap: Option<Beta<f64>>,
+}
+
+impl ResampledMedian {
+    /// Sorts a non-empty sample.
+    fn new(sample: &[f64]) -> Self {
+        let mut sorted = sample.to_vec();
+        sorted.sort_by(f64::total_cmp);
+        let n = sorted.len();
+        let k = n.div_ceil(2);
+        let beta =
+            |a: usize, b: usize| Beta::new(a as f64, b as f64).expect("both shapes are at least 1");
+        Self {
+            lower_middle: beta(k, n - k + 1),
+            upper_gap: n.is_multiple_of(2).then(|| beta(1, n - k)),
+            sorted,
+        }
+    }
+
+    /// The median of the sample itself.
+    fn median(&self) -> f64 {
+        sorted_median(&self.sorted)
+    }
+
+    /// The median of one resample.
+    fn draw(&self, rng: &mut Pcg64) -> f64 {
+        let u = self.lower_middle.sample(rng);
+        let lower = self.value_at(u);
+        match &self.upper_gap {
+            None => lower,
+            Some(gap) => (lower + self.value_at(u + (1.0 - u) * gap.sample(rng))) / 2.0,
+        }
+    }
+
+    /// The sample value a uniform draw `u` in [0, 1) picks.
+    fn value_at(&self, u: f64) -> f64 {
+        let n = self.sorted.len();
+        self.sorted[((u * n as f64) as usize).min(n - 1)]
     }
 }
 
-/// The median of a non-empty sample (the mean of the two middle values of an even count),
-/// reordering it.
-pub(crate) fn median(sample: &mut [f64]) -> f64 {
-    let mid = sample.len() / 2;
-    let odd = !sample.len().is_multiple_of(2);
-    let (lower, upper, _) = sample.select_nth_unstable_by(mid, f64::total_cmp);
-    let upper = *upper;
-    if odd {
-        return upper;
+/// The median of a non-empty sample: the middle value, or the mean of the two middle
+/// values of an even count.
+pub(crate) fn median(sample: &[f64]) -> f64 {
+    let mut sorted = sample.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    sorted_median(&sorted)
+}
+
+/// The median of a non-empty sorted sample.
+fn sorted_median(sorted: &[f64]) -> f64 {
+    let n = sorted.len();
+    if n.is_multiple_of(2) {
+        (sorted[n / 2 - 1] + sorted[n / 2]) / 2.0
+    } else {
+        sorted[n / 2]
     }
-    let below = lower
-        .iter()
-        .copied()
-        .max_by(f64::total_cmp)
-        .expect("an even, non-empty sample has a lower half");
-    (below + upper) / 2.0
 }
 
 /// The `q`-quantile (0..=1) of sorted values, interpolated linearly between the two
@@ -100,6 +147,7 @@ fn percentile(sorted: &[f64], q: f64) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::collections::BTreeMap;
 
     /// 40 samples around 100 and 40 around 123, as the reference script builds them.
     fn reference_samples() -> (Vec<f64>, Vec<f64>) {
@@ -168,11 +216,51 @@ mod tests {
         );
     }
 
+    /// The share of each value among the medians of all `nⁿ` resamples of `sample`.
+    fn exact_median_shares(sample: &[f64]) -> BTreeMap<u64, f64> {
+        let n = sample.len();
+        let total = n.pow(n as u32);
+        let mut shares = BTreeMap::new();
+        for code in 0..total {
+            let resample: Vec<f64> = (0..n).map(|i| sample[code / n.pow(i as u32) % n]).collect();
+            *shares.entry(median(&resample).to_bits()).or_insert(0.0) += 1.0 / total as f64;
+        }
+        shares
+    }
+
+    #[test]
+    fn drawn_medians_follow_the_exact_bootstrap_distribution() {
+        for sample in [&[3.0, 1.0, 4.0, 1.5][..], &[2.0, 7.0, 1.0, 8.0, 2.5]] {
+            let exact = exact_median_shares(sample);
+            let sampler = ResampledMedian::new(sample);
+            let mut rng = Pcg64::seed_from_u64(3);
+            let draws = 200_000;
+            let mut drawn: BTreeMap<u64, f64> = BTreeMap::new();
+            for _ in 0..draws {
+                *drawn.entry(sampler.draw(&mut rng).to_bits()).or_insert(0.0) +=
+                    1.0 / f64::from(draws);
+            }
+            assert_eq!(
+                drawn.keys().collect::<Vec<_>>(),
+                exact.keys().collect::<Vec<_>>(),
+                "{sample:?}"
+            );
+            for (value, share) in &exact {
+                let seen = drawn[value];
+                assert!(
+                    (seen - share).abs() < 0.005,
+                    "{sample:?}: median {} drawn {seen}, exactly {share}",
+                    f64::from_bits(*value)
+                );
+            }
+        }
+    }
+
     #[test]
     fn the_median_of_an_even_count_is_the_mean_of_the_middle_two() {
-        assert_eq!(median(&mut [4.0, 1.0, 3.0, 2.0]), 2.5);
-        assert_eq!(median(&mut [9.0, 1.0, 5.0]), 5.0);
-        assert_eq!(median(&mut [7.0]), 7.0);
+        assert_eq!(median(&[4.0, 1.0, 3.0, 2.0]), 2.5);
+        assert_eq!(median(&[9.0, 1.0, 5.0]), 5.0);
+        assert_eq!(median(&[7.0]), 7.0);
     }
 
     #[test]

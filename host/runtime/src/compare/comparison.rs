@@ -286,7 +286,7 @@ fn compare_metric(
     b: &[f64],
     settings: &CompareSettings,
 ) -> Option<MetricComparison> {
-    let a_median = median(&mut a.to_vec());
+    let a_median = median(a);
     if a_median == 0.0 {
         return None;
     }
@@ -303,7 +303,7 @@ fn compare_metric(
         },
         candidate: SampleSummary {
             samples: b.len(),
-            median: median(&mut b.to_vec()),
+            median: median(b),
         },
         ratio: interval.ratio,
         ci_low: interval.low,
