@@ -12,7 +12,7 @@ use anyhow::{bail, Result};
 use serde::Serialize;
 
 /// The fewest samples of a metric, on each side, that are compared.
-pub const MIN_SAMPLES: usize = 2;
+pub(crate) const MIN_SAMPLES: usize = 2;
 
 /// How runs are compared.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]

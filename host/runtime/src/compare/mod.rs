@@ -18,7 +18,7 @@ mod verdict;
 pub use bootstrap::BootstrapSettings;
 pub use comparison::{
     CandidateComparison, CompareSettings, Comparison, MetricComparison, ParticipantComparison,
-    SampleSummary, ScorePair, MIN_SAMPLES,
+    SampleSummary, ScorePair,
 };
 pub use export::{json, markdown};
 pub use sample::{MetricKind, RunInfo};

@@ -99,7 +99,12 @@ impl RunSamples {
             );
         }
         let manifest = read_manifest(dir)?;
-        let mut tally = RunTally::new(&manifest);
+        // Only a scored run needs the summary's tally (for its composite scores).
+        let mut tally = manifest
+            .run_config
+            .scoring
+            .is_some()
+            .then(|| RunTally::new(&manifest));
         let mut participants: Vec<ParticipantColumns> = Vec::new();
         let mut by_name: HashMap<String, usize> = HashMap::new();
         for name in &manifest.run_config.participants {
@@ -109,14 +114,16 @@ impl RunSamples {
         let mut count = 0usize;
         while let Some((_, line)) = records.next_record()? {
             count += 1;
-            tally.add(&line.participant, &line.record);
+            if let Some(tally) = &mut tally {
+                tally.add(&line.participant, &line.record);
+            }
             participant(&mut participants, &mut by_name, &line.participant).add(&line.record);
         }
         if count == 0 {
             bail!("{} has no task records", records_path.display());
         }
-        let scores = match manifest.run_config.scoring {
-            Some(_) => {
+        let scores = match tally {
+            Some(tally) => {
                 let summary = Summary::new(&manifest, tally)
                     .with_context(|| format!("cannot score the run in {}", dir.display()))?;
                 let rows = summary.overall_rows();
@@ -203,13 +210,17 @@ fn participant<'a>(
     by_name: &mut HashMap<String, usize>,
     name: &str,
 ) -> &'a mut ParticipantColumns {
-    let index = *by_name.entry(name.to_owned()).or_insert_with(|| {
-        participants.push(ParticipantColumns {
-            name: name.to_owned(),
-            ..ParticipantColumns::default()
-        });
-        participants.len() - 1
-    });
+    let index = match by_name.get(name) {
+        Some(&index) => index,
+        None => {
+            participants.push(ParticipantColumns {
+                name: name.to_owned(),
+                ..ParticipantColumns::default()
+            });
+            by_name.insert(name.to_owned(), participants.len() - 1);
+            participants.len() - 1
+        }
+    };
     &mut participants[index]
 }
 
