@@ -236,7 +236,13 @@ impl ParticipantColumns {
         for (key, value) in record.data.iter().flatten() {
             self.measure(key, value);
         }
-        for step in &record.steps {
+        // The implicit `task` step of a task that recorded none (its `errorCode` is an
+        // explicit null) repeats the task's latency and measures: it is left out.
+        let steps = record
+            .steps
+            .iter()
+            .filter(|step| step.error_code != Some(None));
+        for step in steps {
             if step.status == Status::Success {
                 if let Some(ms) = step.latency_ms.filter(|ms| ms.is_finite()) {
                     self.column(MetricKind::Step, &step.name).push(ms);
@@ -305,7 +311,9 @@ mod tests {
                        "steps": [step("upload", "success", 4.0, json!({"retries": 1}))]}),
                 json!({"latencyMs": 99, "status": "error", "data": {"bytes": 50}}),
                 json!({"latencyMs": 12, "steps": [step("upload", "error", 9.0, json!({}))]}),
-                json!({"participant": "c", "latencyMs": 7}),
+                json!({"participant": "c", "latencyMs": 7, "data": {"n": 1}, "steps": [
+                    {"name": "task", "status": "success", "latencyMs": 7, "errorCode": null, "data": {"n": 1}}
+                ]}),
             ],
         );
         let run = RunSamples::load(dir.path()).unwrap();
@@ -326,6 +334,12 @@ mod tests {
             ]
         );
         assert!(run.participants[1].columns.is_empty());
+        let implicit_step_left_out: Vec<&str> = run.participants[2]
+            .columns
+            .iter()
+            .map(|c| c.metric.name.as_str())
+            .collect();
+        assert_eq!(implicit_step_left_out, ["latencyMs", "n"]);
         assert_eq!(run.scores, None);
     }
 
