@@ -6,7 +6,7 @@
 
 use super::bootstrap::{median, ratio_of_medians, BootstrapSettings};
 use super::mann_whitney::mann_whitney_u;
-use super::sample::{MetricId, MetricKind, RunInfo, RunSamples};
+use super::sample::{label, MetricId, MetricKind, RunInfo, RunSamples};
 use super::verdict::{Direction, Verdict};
 use anyhow::{bail, Result};
 use serde::Serialize;
@@ -112,10 +112,7 @@ pub struct SampleSummary {
 impl MetricComparison {
     /// The metric as tables name it: `latencyMs`, a measure's name, `step <name>`.
     pub fn label(&self) -> String {
-        match self.kind {
-            MetricKind::Step => format!("step {}", self.metric),
-            MetricKind::Latency | MetricKind::Measure => self.metric.clone(),
-        }
+        label(self.kind, &self.metric)
     }
 }
 
@@ -226,7 +223,7 @@ fn compare_participant(
     for column in &a.columns {
         let metric = &column.metric;
         let (a_samples, b_samples) = (&column.samples, b.samples(metric));
-        let label = format!("{name} {}", metric.name);
+        let label = format!("{name} {}", metric.label());
         if b_samples.is_empty() {
             notes.push(format!("{label}: only in {}", baseline.info.dir));
             continue;
@@ -254,7 +251,7 @@ fn compare_participant(
     }
     for column in &b.columns {
         if a.samples(&column.metric).is_empty() {
-            let label = format!("{name} {}", column.metric.name);
+            let label = format!("{name} {}", column.metric.label());
             notes.push(format!("{label}: only in {}", candidate.info.dir));
         }
     }

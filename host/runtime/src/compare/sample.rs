@@ -33,6 +33,21 @@ pub(crate) struct MetricId {
     pub name: String,
 }
 
+impl MetricId {
+    /// The metric as tables and notes name it: `latencyMs`, a measure's name, `step <name>`.
+    pub(crate) fn label(&self) -> String {
+        label(self.kind, &self.name)
+    }
+}
+
+/// How tables and notes name a metric of this kind and name.
+pub(crate) fn label(kind: MetricKind, name: &str) -> String {
+    match kind {
+        MetricKind::Step => format!("step {name}"),
+        MetricKind::Latency | MetricKind::Measure => name.to_owned(),
+    }
+}
+
 /// The samples of one metric.
 #[derive(Debug)]
 pub(crate) struct Column {
