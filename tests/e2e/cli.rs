@@ -24,6 +24,7 @@ fn every_subcommand_has_its_own_help() {
         ("build", "Build a task project"),
         ("new", "Create a task project"),
         ("report", "Re-read a saved run"),
+        ("compare", "Compare saved runs"),
         ("serve", "Serve a self-hosted benchmarks platform"),
         ("completions", "Print a shell completion script"),
     ];

@@ -6,6 +6,7 @@ mod support;
 
 mod bad_input;
 mod cli;
+mod compare;
 mod dashboard;
 mod failure_gates;
 mod guest_errors;

@@ -2,10 +2,12 @@
 //! upstream's own parser (spec §5.2) because the task's config declares extra flags.
 
 use crate::{flags, scaffold};
+use compare::CompareArgs;
 use report::ReportArgs;
 use serve::ServeArgs;
 mod build;
 mod check;
+mod compare;
 mod inspect;
 mod interrupt;
 mod new;
@@ -84,6 +86,9 @@ enum Command {
     Platform(platform::PlatformCommand),
     /// Re-read a saved run: print its summary, rewrite summary.json and export it again.
     Report(ReportArgs),
+    /// Compare saved runs: per participant and metric, each run's median against the first
+    /// run's, with a bootstrap confidence interval of the ratio, a p-value and a verdict.
+    Compare(CompareArgs),
     /// Print a shell completion script.
     ///
     /// For example: `bench completions bash > ~/.local/share/bash-completion/completions/bench`.
@@ -127,6 +132,7 @@ impl Cli {
                 Ok(ExitCode::SUCCESS)
             }),
             Command::Report(args) => args.execute(),
+            Command::Compare(args) => args.execute(),
             Command::Serve(args) => block_on(args.execute()),
             Command::Platform(command) => block_on(command.execute()),
             Command::Build { dir } => build::build(&dir),

@@ -48,17 +48,7 @@ pub fn finish(console: &mut Console, results: RunResults<'_>) -> Result<ExitCode
         .with_context(|| format!("cannot write {}", path.display()))?;
     let records = results.dir.join(RECORDS_NDJSON);
     results.exports.write_all(&summary, &records)?;
-    if let Some(path) = std::env::var_os("GITHUB_STEP_SUMMARY").filter(|path| !path.is_empty()) {
-        match step_summary::append(Path::new(&path), &markdown(&summary)) {
-            Ok(true) => {}
-            Ok(false) => {
-                eprintln!("[bench] GITHUB_STEP_SUMMARY is full (1 MiB): the summary was not added")
-            }
-            Err(error) => {
-                eprintln!("[bench] cannot add the summary to GITHUB_STEP_SUMMARY: {error:#}")
-            }
-        }
-    }
+    step_summary::append_to_job_summary(&markdown(&summary), "summary");
     if let Some(bar) = results.fail_under {
         let failures = gate::below_bar(&summary, bar);
         if !failures.is_empty() {

@@ -11,10 +11,25 @@ pub(crate) const LIMIT_BYTES: u64 = 1024 * 1024;
 /// Closes a summary cut short to fit the limit.
 const TRUNCATED: &str = "\n_Summary truncated to stay under the 1 MiB step-summary limit._\n";
 
+/// Appends `markdown` to the file `GITHUB_STEP_SUMMARY` names, if it names one; a full or
+/// unwritable file is a warning on stderr, never an error (`what` names the text in it).
+pub(crate) fn append_to_job_summary(markdown: &str, what: &str) {
+    let Some(path) = std::env::var_os("GITHUB_STEP_SUMMARY").filter(|path| !path.is_empty()) else {
+        return;
+    };
+    match append(Path::new(&path), markdown) {
+        Ok(true) => {}
+        Ok(false) => {
+            eprintln!("[bench] GITHUB_STEP_SUMMARY is full (1 MiB): the {what} was not added")
+        }
+        Err(error) => eprintln!("[bench] cannot add the {what} to GITHUB_STEP_SUMMARY: {error:#}"),
+    }
+}
+
 /// Appends `markdown` to the step-summary file at `path`, cut at a line end if the whole of
 /// it would take the file to 1 MiB or more; nothing is written when not even the note fits.
 /// Returns whether anything was written.
-pub(crate) fn append(path: &Path, markdown: &str) -> Result<bool> {
+fn append(path: &Path, markdown: &str) -> Result<bool> {
     let existing = match std::fs::metadata(path) {
         Ok(metadata) => metadata.len(),
         Err(error) if error.kind() == std::io::ErrorKind::NotFound => 0,

@@ -51,7 +51,7 @@ fn line(cells: &[String]) -> String {
 }
 
 /// Text safe inside a table cell: pipes escaped, line breaks as `<br>`, HTML tags disarmed.
-fn escape(text: &str) -> String {
+pub(crate) fn escape(text: &str) -> String {
     text.replace('&', "&amp;")
         .replace('<', "&lt;")
         .replace('>', "&gt;")

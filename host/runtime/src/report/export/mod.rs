@@ -8,7 +8,7 @@ mod csv;
 mod html;
 mod json;
 mod junit;
-mod markdown;
+pub(crate) mod markdown;
 
 pub use markdown::markdown;
 
