@@ -130,12 +130,19 @@ fn the_html_report_shows_the_scores_offline() {
 /// the server, the run's `summary.json` and its `View at` URL.
 fn served_run(dir: &Path, flags: &[&str]) -> (Server, Value, String) {
     let server = Server::start_with(dir, None, flags);
+    let (summary, view_at) = report_run(dir, &server, "results");
+    (server, summary, view_at)
+}
+
+/// A scored run of `examples/rust-scored` into `dir/out`, reported to `server`: its
+/// `summary.json` and its `View at` URL.
+fn report_run(dir: &Path, server: &Server, out: &str) -> (Value, String) {
     let component = example("rust-scored");
     let run = run_command(platform_bench(dir, &server.url(), &server.key).args([
         "run",
         component.to_str().unwrap(),
         "--out",
-        "results",
+        out,
     ]));
     assert_eq!(run.code, Some(0), "{}\n{}", run.stdout, run.stderr);
     let view_at = run
@@ -144,12 +151,10 @@ fn served_run(dir: &Path, flags: &[&str]) -> (Server, Value, String) {
         .find_map(|line| line.strip_prefix("View at: "))
         .unwrap_or_else(|| panic!("no View at line in:\n{}", run.stdout))
         .to_owned();
-    assert!(view_at.starts_with(&format!(
-        "{}/local/benchmarks/rust-scored/runs/run_",
-        server.url()
-    )));
-    let summary = read_json(&dir.join("results").join("summary.json"));
-    (server, summary, view_at)
+    let prefix = format!("{}/local/benchmarks/rust-scored/runs/run_", server.url());
+    assert!(view_at.starts_with(&prefix), "{view_at}");
+    let summary = read_json(&dir.join(out).join("summary.json"));
+    (summary, view_at)
 }
 
 #[test]
@@ -276,4 +281,34 @@ fn the_html_report_of_an_unscored_run_lists_its_participants() {
     assert_eq!(shown, participants);
     // The latency distribution and the timeline at least.
     assert_drawn_without_errors(visit, 2);
+}
+
+#[test]
+fn the_compare_page_compares_two_runs_as_bench_compare_does() {
+    let dir = TempDir::new().unwrap();
+    let (server, _, first) = served_run(dir.path(), &["--public-read"]);
+    let (_, second) = report_run(dir.path(), &server, "again");
+    let id = |url: &str| url.rsplit('/').next().unwrap().to_owned();
+    let compare = format!(
+        "{}/local/benchmarks/rust-scored/compare?a={}&b={}",
+        server.url(),
+        id(&first),
+        id(&second)
+    );
+    let shots = screenshots("dashboard_compare");
+    let answer = browse(&json!({"visits": [
+        {"url": compare, "screenshot": shots.join("compare.png")},
+    ]}));
+    let page = &answer["visits"][0];
+    assert_eq!(page["errors"], json!([]), "{page}");
+    assert_eq!(page["sections"], json!(["pick", "comparison"]), "{page}");
+    let verdicts = page["verdicts"].as_array().unwrap();
+    // Per participant: latency and the two scored measures at least.
+    assert!(verdicts.len() >= 6, "{page}");
+    // The guest's measures are the same in both runs.
+    assert!(verdicts
+        .iter()
+        .all(|v| ["faster", "slower", "no-change"].contains(&v.as_str().unwrap())));
+    assert!(verdicts.iter().any(|v| v == "no-change"), "{page}");
+    assert!(shots.join("compare.png").is_file());
 }

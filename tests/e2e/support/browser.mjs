@@ -63,6 +63,7 @@ try {
         heading: document.querySelector('h1') ? document.querySelector('h1').textContent : null,
         rows,
         sections: [...document.querySelectorAll('section[id]')].map((section) => section.id),
+        verdicts: [...document.querySelectorAll('tr[data-verdict]')].map((row) => row.getAttribute('data-verdict')),
         charts: document.querySelectorAll('[data-chart]').length,
         canvases: canvases.length,
         drawnCanvases: drawn.length,

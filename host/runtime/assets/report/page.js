@@ -266,6 +266,7 @@
 
   function benchmarkPage(page) {
     main.append(el('h1', {}, page.benchmark.name), el('p', { class: 'note' }, page.benchmark.slug));
+    if (page.compareUrl) main.append(el('p', {}, el('a', { href: page.compareUrl, id: 'compare-link' }, 'Compare two runs')));
     const overTime = section('Runs over time', 'runs-over-time');
     const runs = page.runs;
     if (!runs.length) {
@@ -330,7 +331,54 @@
       page.benchmarks.map((b) => ({ cells: [el('a', { href: b.url }, b.name), b.slug, b.updatedAt] })), 'benchmark-list'));
   }
 
+  function comparePage(page) {
+    main.append(el('h1', {}, 'Compare runs'), el('p', { class: 'note' }, page.benchmark.slug));
+    const pick = section('Runs', 'pick');
+    const select = (name, chosen) => el('select', { name },
+      ...page.runs.map((run) => {
+        const option = el('option', { value: run.id }, run.name + ' (' + run.createdAt + ')');
+        if (run.id === chosen) option.selected = true;
+        return option;
+      }));
+    pick.append(el('form', { method: 'get' },
+      el('label', {}, 'A (baseline) ', select('a', page.a)), ' ',
+      el('label', {}, 'B ', select('b', page.b)), ' ',
+      el('button', { type: 'submit' }, 'Compare')));
+    if (page.error) pick.append(el('p', { class: 'error' }, page.error));
+    const comparison = page.comparison;
+    if (!comparison) return;
+    const settings = comparison.settings;
+    for (const candidate of comparison.candidates) {
+      const part = section('B: ' + candidate.run.dir + ' against A: ' + comparison.baseline.dir, 'comparison');
+      const headings = [{ title: 'participant' }, { title: 'metric' }, { title: 'A median', num: true }, { title: 'B median', num: true },
+        { title: 'B/A', num: true }, { title: (settings.confidence * 100) + '% CI', num: true }, { title: 'p', num: true }, { title: 'verdict' }];
+      const rows = [];
+      for (const participant of candidate.participants) {
+        for (const metric of participant.metrics) {
+          const unit = metric.unit ? ' ' + metric.unit : '';
+          rows.push({
+            cells: [participant.participant, metric.kind === 'step' ? 'step ' + metric.metric : metric.metric,
+              num(metric.baseline.median) + unit, num(metric.candidate.median) + unit, metric.ratio.toFixed(3),
+              '[' + metric.ciLow.toFixed(3) + ', ' + metric.ciHigh.toFixed(3) + ']', metric.pValue.toPrecision(3), metric.verdict],
+            attrs: { 'data-verdict': metric.verdict },
+          });
+        }
+      }
+      part.append(table(headings, rows, 'comparison-table'));
+      const scored = candidate.participants.filter((p) => p.compositeScore);
+      if (scored.length) {
+        part.append(el('h3', {}, 'Composite scores'));
+        part.append(table([{ title: 'participant' }, { title: 'A', num: true }, { title: 'B', num: true }],
+          scored.map((p) => ({ cells: [p.participant, num(p.compositeScore.baseline), num(p.compositeScore.candidate)] }))));
+      }
+      for (const text of candidate.notes) note(part, text);
+      note(part, 'Ratio of medians with a bootstrap interval (' + settings.resamples + ' resamples, seed ' + settings.seed +
+        '), Mann–Whitney U p-value; a change counts when the whole interval lies outside ±' + (settings.threshold * 100) + ' % (as bench compare).');
+    }
+  }
+
   if (data.page === 'benchmark') benchmarkPage(data);
+  else if (data.page === 'compare') comparePage(data);
   else if (data.page === 'benchmarks') benchmarksPage(data);
   else runPage(data);
   window.addEventListener('resize', () => charts.forEach((c) => c.resize()));

@@ -1,12 +1,14 @@
 //! The dashboard of `bench serve`: read-only HTML pages on the API's port — the benchmarks
 //! of an organization, a benchmark (its runs over time and latest leaderboard) and a run
-//! (the `View at` URL the reporter prints, with the content of the HTML report). Reading
+//! (the `View at` URL the reporter prints, with the content of the HTML report), and two
+//! runs of a benchmark compared as `bench compare` compares them. Reading
 //! needs a session: the login page takes an API key and sets an `HttpOnly`,
 //! `SameSite=Strict` cookie holding a signed session token (never the key); with
 //! `--public-read` every page opens without one. No page changes anything. Charts are drawn
 //! by the chart library embedded in the binary, served from [`CHARTS_PATH`]: the pages work
 //! offline.
 
+mod compare;
 mod pages;
 mod session;
 
@@ -61,6 +63,10 @@ pub(crate) fn routes(dashboard: Dashboard) -> Router {
         .route("/{org}/benchmarks", get(pages::benchmarks))
         .route("/{org}/benchmarks/{slug}", get(pages::benchmark))
         .route("/{org}/benchmarks/{slug}/runs/{run_id}", get(pages::run))
+        .route(
+            "/{org}/benchmarks/{slug}/compare",
+            get(compare::compare_page),
+        )
         .layer(DefaultBodyLimit::max(MAX_FORM_BYTES))
         .with_state(dashboard)
 }

@@ -150,6 +150,7 @@ pub(super) async fn benchmark(
         "benchmark": {"slug": slug, "name": name},
         "runs": runs,
         "leaderboard": leaderboard,
+        "compareUrl": fill("/{org}/benchmarks/{slug}/compare", &[&org, &slug]),
     });
     let benchmarks = fill("/{org}/benchmarks", &[&org]);
     page_answer(
@@ -292,7 +293,7 @@ fn run_header(results: &RunResults, benchmark_name: &str) -> RunHeader {
 }
 
 /// A page of the dashboard.
-fn page_answer(title: &str, data: &Value, links: &[(&str, &str)]) -> Response {
+pub(super) fn page_answer(title: &str, data: &Value, links: &[(&str, &str)]) -> Response {
     let html = render(
         title,
         data,
@@ -305,6 +306,6 @@ fn page_answer(title: &str, data: &Value, links: &[(&str, &str)]) -> Response {
 }
 
 /// The page of a refused read (an unknown benchmark or run: 404).
-fn refused(refusal: &Refusal) -> Response {
+pub(super) fn refused(refusal: &Refusal) -> Response {
     message_page(refusal.status, &refusal.message)
 }
