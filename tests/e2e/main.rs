@@ -24,6 +24,7 @@ mod sandbox;
 mod scaffold;
 mod scale;
 mod scoring;
+mod shards;
 mod stop;
 mod summary_parity;
 mod timing;

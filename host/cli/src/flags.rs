@@ -10,6 +10,7 @@ pub(crate) use early::{reject_typos, split_task_words};
 pub(crate) use help::flags_help;
 
 use bench_runtime::config::{is_lowercase_slug, GroupBy};
+use bench_runtime::exec::Shard;
 use bench_runtime::js;
 use bench_runtime::plan::Overrides;
 use bench_runtime::report::export::ExportPaths;
@@ -27,7 +28,7 @@ pub(crate) const RUN_USAGE: &str = "Usage:
       [--http-keep-alive=false]
       [--export-json FILE] [--export-csv FILE] [--export-markdown FILE] [--export-junit FILE]
       [--fail-under SCORE] [--max-failure-rate FRACTION] [--allow-all-failed] [--require-upload]
-      [--stop-grace DURATION] [-q | --quiet] [--per-task-lines]";
+      [--stop-grace DURATION] [-q | --quiet] [--per-task-lines] [--shard i/N]";
 
 /// The flags of one `bench run` invocation; `None` when not given.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -61,6 +62,8 @@ pub(crate) struct RunFlags {
     /// `--stop-grace DURATION`: how long running tasks may go on after Ctrl-C before they
     /// are interrupted, in milliseconds.
     pub stop_grace_ms: Option<u64>,
+    /// `--shard i/N`: run only this static shard of the run (merged later by `bench merge`).
+    pub shard: Option<Shard>,
     /// Sandbox grants and limits (`--allow-host`, `--allow-dir`, `--max-memory`,
     /// `--task-timeout`, `--max-sandboxes`, `--http-keep-alive`).
     pub sandbox: SandboxOverrides,
@@ -236,6 +239,10 @@ const FLAGS: &[FlagSpec] = &[
     }),
     valued("--stop-grace", |f, flag, v| {
         f.stop_grace_ms = Some(duration_ms(flag, v)?);
+        Ok(())
+    }),
+    valued("--shard", |f, _, v| {
+        f.shard = Some(v.parse().map_err(invalid)?);
         Ok(())
     }),
 ];
@@ -770,9 +777,19 @@ mod tests {
             "0.05",
             "--allow-all-failed",
             "-q",
+            "--shard",
+            "1/3",
         ])
         .unwrap();
         assert!(flags.quiet);
+        assert_eq!(
+            flags.shard.map(|shard| shard.to_string()).as_deref(),
+            Some("1/3")
+        );
+        assert_eq!(
+            error(&["--shard", "3/3"]),
+            r#"--shard expects i/N with 0 <= i < N <= 100000 (got "3/3")"#
+        );
         assert!(parse(&["--quiet"]).unwrap().quiet);
         assert_eq!(flags.failure_gates.max_failure_rate, Some(0.05));
         assert!(flags.failure_gates.allow_all_failed);

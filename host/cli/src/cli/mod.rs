@@ -2,12 +2,14 @@
 //! upstream's own parser (spec §5.2) because the task's config declares extra flags.
 
 use crate::{flags, scaffold};
+use merge::MergeArgs;
 use report::ReportArgs;
 use serve::ServeArgs;
 mod build;
 mod check;
 mod inspect;
 mod interrupt;
+mod merge;
 mod new;
 mod platform;
 mod report;
@@ -84,6 +86,9 @@ enum Command {
     Platform(platform::PlatformCommand),
     /// Re-read a saved run: print its summary, rewrite summary.json and export it again.
     Report(ReportArgs),
+    /// Join the results directories of a run's shards (`bench run --shard i/N`) into one
+    /// and summarize the whole run.
+    Merge(MergeArgs),
     /// Print a shell completion script.
     ///
     /// For example: `bench completions bash > ~/.local/share/bash-completion/completions/bench`.
@@ -127,6 +132,7 @@ impl Cli {
                 Ok(ExitCode::SUCCESS)
             }),
             Command::Report(args) => args.execute(),
+            Command::Merge(args) => args.execute(),
             Command::Serve(args) => block_on(args.execute()),
             Command::Platform(command) => block_on(command.execute()),
             Command::Build { dir } => build::build(&dir),

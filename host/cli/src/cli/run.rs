@@ -8,7 +8,7 @@ use bench_platform::reporter::{Closing, PlatformRun};
 use bench_runtime::config::GroupBy;
 use bench_runtime::engine::{EngineSettings, TaskEngine};
 use bench_runtime::events::{Observers, RunObserver};
-use bench_runtime::exec::{self, ExecPlan, ParticipantRun, SlotConfig};
+use bench_runtime::exec::{self, ExecPlan, ParticipantRun, Shard, SlotConfig};
 use bench_runtime::js;
 use bench_runtime::metrics::MetricsRecorder;
 use bench_runtime::plan::{self, ComponentInfo, HostInfo, RunConfig, RunManifest};
@@ -33,6 +33,11 @@ use std::time::{Duration, SystemTime};
 pub(super) async fn run(task_path: &Path, argv: &[String]) -> Result<ExitCode> {
     let prepared = prepare(task_path, argv).await?;
     let platform_auth = bench_platform::run_auth(prepared.flags.no_ingest).await?;
+    if let (Some(shard), Some(_)) = (prepared.flags.shard, &platform_auth) {
+        anyhow::bail!(
+            "--shard {shard} runs only part of a run, so it reports nothing to the platform: add --no-ingest, then bench merge the shards and bench upload the merged results"
+        );
+    }
     // On a terminal a progress bar replaces upstream's per-task lines; logs and pipes get
     // the lines unchanged.
     let bars =
@@ -102,6 +107,7 @@ pub(super) async fn run(task_path: &Path, argv: &[String]) -> Result<ExitCode> {
         tasks: None,
         log_files: renamed_log_files(names.iter().map(String::as_str)),
         interrupted: false,
+        shard: flags.shard,
     };
     results.write_run_json(&manifest)?;
 
@@ -162,14 +168,21 @@ pub(super) async fn run(task_path: &Path, argv: &[String]) -> Result<ExitCode> {
         observers.push(observer);
     }
     let group_by = resolved.group_by;
-    execute(
-        group_by,
-        &participants,
-        &exec_plan,
-        &mut observers,
-        platform.as_ref(),
-    )
-    .await?;
+    match flags.shard {
+        Some(shard) => {
+            execute_shard(group_by, shard, &participants, &exec_plan, &mut observers).await?
+        }
+        None => {
+            execute(
+                group_by,
+                &participants,
+                &exec_plan,
+                &mut observers,
+                platform.as_ref(),
+            )
+            .await?
+        }
+    }
     if let Some(progress) = &mut progress {
         progress.clear();
     }
@@ -235,6 +248,39 @@ async fn execute(
                     }
                 }
                 exec::run_participant(participant, plan, observer).await?;
+            }
+            Ok(())
+        }
+    }
+}
+
+/// Runs the participant slots of one static shard (`--shard i/N`, see `exec::Shard`).
+async fn execute_shard(
+    group_by: GroupBy,
+    shard: Shard,
+    participants: &[ParticipantRun<SlotConfig>],
+    plan: &ExecPlan,
+    observer: &mut dyn RunObserver,
+) -> Result<()> {
+    match group_by {
+        GroupBy::Round => {
+            let held: Vec<ParticipantRun<SlotConfig>> = participants
+                .iter()
+                .enumerate()
+                .filter(|(position, _)| shard.runs_rounds_of(*position))
+                .map(|(_, participant)| participant.clone())
+                .collect();
+            if held.is_empty() {
+                return Ok(());
+            }
+            exec::run_rounds(&held, plan, observer).await
+        }
+        GroupBy::Participant => {
+            for (position, participant) in participants.iter().enumerate() {
+                if plan.stop.is_stopping() {
+                    break;
+                }
+                exec::run_participant_shard(participant, position, shard, plan, observer).await?;
             }
             Ok(())
         }

@@ -121,6 +121,10 @@ const GROUPS: &[(&str, &[(&str, &str)])] = &[
             ),
             ("-q, --quiet", "print only errors and the final summary"),
             (
+                "--shard i/N",
+                "run only static shard i of N (0-based; join them with bench merge)",
+            ),
+            (
                 "--per-task-lines",
                 "a line per task even on a terminal (instead of a progress bar)",
             ),

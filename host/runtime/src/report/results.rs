@@ -115,9 +115,7 @@ impl ResultsWriter {
     /// Writes the run's manifest as `run.json` (pretty-printed, replacing any earlier
     /// version).
     pub fn write_run_json(&self, manifest: &RunManifest) -> Result<()> {
-        let path = self.dir.join(RUN_JSON);
-        std::fs::write(&path, manifest.to_json_text())
-            .with_context(|| format!("cannot write {}", path.display()))
+        write_manifest(&self.dir, manifest)
     }
 
     /// Appends a finished task's record and its log lines (written out by [`Self::flush`],
@@ -171,10 +169,7 @@ impl ResultsWriter {
         let log = match self.logs.get_mut(participant) {
             Some(log) => log,
             None => {
-                let path = self
-                    .dir
-                    .join("logs")
-                    .join(format!("{}.log", file_name(participant)));
+                let path = log_path(&self.dir, participant);
                 let log = ParticipantLog {
                     path,
                     file: None,
@@ -241,6 +236,19 @@ pub fn renamed_log_files<'a>(
         .collect()
 }
 
+/// Writes `manifest` as `dir/run.json` (pretty-printed, replacing any earlier version).
+pub(crate) fn write_manifest(dir: &Path, manifest: &RunManifest) -> Result<()> {
+    let path = dir.join(RUN_JSON);
+    std::fs::write(&path, manifest.to_json_text())
+        .with_context(|| format!("cannot write {}", path.display()))
+}
+
+/// The log file of `participant` in the results directory `dir`.
+pub(crate) fn log_path(dir: &Path, participant: &str) -> PathBuf {
+    dir.join("logs")
+        .join(format!("{}.log", file_name(participant)))
+}
+
 /// Reads a results directory's `run.json` back.
 pub fn read_manifest(dir: &Path) -> Result<RunManifest> {
     let path = dir.join(RUN_JSON);
@@ -303,6 +311,11 @@ impl RecordsFile {
                 }
             }
         }
+    }
+
+    /// The text of the line [`Self::next_record`] read last, with its newline.
+    pub(crate) fn line(&self) -> &str {
+        &self.line
     }
 
     /// The record whose line starts at `offset` (one [`Self::next_record`] gave); reading
