@@ -6,6 +6,7 @@
 
 pub mod component;
 pub mod config;
+pub mod dispatch;
 pub mod engine;
 pub mod events;
 pub mod exec;

@@ -11,7 +11,7 @@ mod shard;
 mod slot;
 mod stop;
 #[cfg(test)]
-mod test_support;
+pub(crate) mod test_support;
 
 pub use participant::{run_participant, run_participant_shard};
 pub use round::run_rounds;

@@ -9,11 +9,11 @@ use super::results::{
     log_path, read_manifest, write_manifest, RecordsFile, ResultsWriter, RECORDS_NDJSON,
 };
 use super::tally::RunTally;
+use crate::dispatch::{Accepted, TaskLedger};
 use crate::exec::Shard;
 use crate::metrics::METRICS_FILE;
 use crate::plan::RunManifest;
 use anyhow::{bail, Context as _, Result};
-use std::collections::HashMap;
 use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
@@ -143,7 +143,7 @@ fn merge_records(
         .with_context(|| format!("cannot create {}", path.display()))?;
     let mut writer = BufWriter::new(file);
     let run = &shards[0].1;
-    let mut seen = SeenTasks::new(
+    let mut seen = TaskLedger::new(
         &run.run_config.participants,
         run.run_config.tasks_per_participant(),
     );
@@ -151,13 +151,13 @@ fn merge_records(
         let mut records = RecordsFile::open(&dir.join(RECORDS_NDJSON))?;
         while let Some((_, line)) = records.next_record()? {
             let (name, index) = (&line.participant, line.record.task_index);
-            match seen.insert(name, index) {
-                Insert::New => {}
-                Insert::Again => bail!(
+            match seen.accept(name, index) {
+                Accepted::New => {}
+                Accepted::Again => bail!(
                     "{}: task {index} of {name} is in more than one shard",
                     dir.display()
                 ),
-                Insert::Unknown => bail!(
+                Accepted::Unknown => bail!(
                     "{}: task {index} of {name} is not a task of the run",
                     dir.display()
                 ),
@@ -173,45 +173,6 @@ fn merge_records(
     writer
         .flush()
         .with_context(|| format!("cannot write {}", path.display()))
-}
-
-/// Which (participant, task index) pairs were seen: one bit per task of the schedule.
-struct SeenTasks {
-    bits: HashMap<String, Vec<u64>>,
-    tasks: u64,
-}
-
-/// What [`SeenTasks::insert`] found.
-enum Insert {
-    New,
-    Again,
-    Unknown,
-}
-
-impl SeenTasks {
-    fn new(participants: &[String], tasks: u64) -> Self {
-        let words = tasks.div_ceil(64) as usize;
-        let bits = participants
-            .iter()
-            .map(|name| (name.clone(), vec![0; words]))
-            .collect();
-        Self { bits, tasks }
-    }
-
-    fn insert(&mut self, participant: &str, index: u32) -> Insert {
-        let Some(bits) = self.bits.get_mut(participant) else {
-            return Insert::Unknown;
-        };
-        if u64::from(index) >= self.tasks {
-            return Insert::Unknown;
-        }
-        let (word, bit) = (index as usize / 64, 1u64 << (index % 64));
-        if bits[word] & bit != 0 {
-            return Insert::Again;
-        }
-        bits[word] |= bit;
-        Insert::New
-    }
 }
 
 /// Writes the files of `parts` that exist one after another into `to` (nothing when none

@@ -95,6 +95,7 @@ mod tests {
         Finished {
             record: TaskRecord::bare(0, status, 1.0),
             log: vec![],
+            worker: None,
         }
     }
 

@@ -34,6 +34,9 @@ struct RecordLineRef<'a> {
     participant: &'a str,
     #[serde(flatten)]
     record: &'a TaskRecord,
+    /// The worker that ran the task (distributed runs only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    worker: Option<&'a str>,
 }
 
 /// Writes one run's results directory.
@@ -124,6 +127,7 @@ impl ResultsWriter {
         let line = RecordLineRef {
             participant,
             record: &finished.record,
+            worker: finished.worker.as_deref(),
         };
         serde_json::to_writer(&mut self.records, &line)?;
         self.records.write_all(b"\n")?;
@@ -399,6 +403,7 @@ mod tests {
                 steps: Vec::new(),
             },
             log: log.iter().map(|line| line.to_string()).collect(),
+            worker: None,
         }
     }
 
