@@ -5,8 +5,10 @@ use crate::{flags, scaffold};
 use merge::MergeArgs;
 use report::ReportArgs;
 use serve::ServeArgs;
+use worker::WorkerArgs;
 mod build;
 mod check;
+mod coordinate;
 mod inspect;
 mod interrupt;
 mod merge;
@@ -16,6 +18,7 @@ mod report;
 mod run;
 mod serve;
 mod task;
+mod worker;
 
 use bench_runtime::report::console::escape;
 use clap::{Args, Parser, Subcommand};
@@ -86,6 +89,8 @@ enum Command {
     Platform(platform::PlatformCommand),
     /// Re-read a saved run: print its summary, rewrite summary.json and export it again.
     Report(ReportArgs),
+    /// Run the tasks of dispatched runs (`bench run --dispatch`) announced on a NATS server.
+    Worker(WorkerArgs),
     /// Join the results directories of a run's shards (`bench run --shard i/N`) into one
     /// and summarize the whole run.
     Merge(MergeArgs),
@@ -133,6 +138,7 @@ impl Cli {
             }),
             Command::Report(args) => args.execute(),
             Command::Merge(args) => args.execute(),
+            Command::Worker(args) => args.execute(),
             Command::Serve(args) => block_on(args.execute()),
             Command::Platform(command) => block_on(command.execute()),
             Command::Build { dir } => build::build(&dir),

@@ -1,9 +1,13 @@
 //! `bench run`: component → config → validated plan → executor → local
 //! results (spec §3.1, local mode).
 
+use super::coordinate::{
+    coordinate, Coordination, WorkerShares, DEFAULT_ACK_WAIT, DEFAULT_WORKER_WAIT,
+};
 use super::interrupt::{self, DEFAULT_STOP_GRACE, INTERRUPTED_EXIT};
 use super::task::{prepare, Prepared};
 use anyhow::Result;
+use bench_dispatch::{Coordinator, RunDescriptor};
 use bench_platform::reporter::{Closing, PlatformRun};
 use bench_runtime::config::GroupBy;
 use bench_runtime::engine::{EngineSettings, TaskEngine};
@@ -33,6 +37,9 @@ use std::time::{Duration, SystemTime};
 pub(super) async fn run(task_path: &Path, argv: &[String]) -> Result<ExitCode> {
     let prepared = prepare(task_path, argv).await?;
     let platform_auth = bench_platform::run_auth(prepared.flags.no_ingest).await?;
+    if let (Some(_), Some(shard)) = (&prepared.flags.dispatch, prepared.flags.shard) {
+        anyhow::bail!("--shard {shard} and --dispatch do not go together: a dispatched run spreads all of its tasks over the workers");
+    }
     if let (Some(shard), Some(_)) = (prepared.flags.shard, &platform_auth) {
         anyhow::bail!(
             "--shard {shard} runs only part of a run, so it reports nothing to the platform: add --no-ingest, then bench merge the shards and bench upload the merged results"
@@ -121,7 +128,13 @@ pub(super) async fn run(task_path: &Path, argv: &[String]) -> Result<ExitCode> {
         stagger_delay_ms: resolved.stagger_delay_ms,
         group_by: resolved.group_by.as_str(),
     });
-    let participants = available
+    // A dispatched run's sandboxes are the workers', with their own environment.
+    let local = if flags.dispatch.is_some() {
+        &[][..]
+    } else {
+        &available[..]
+    };
+    let participants = local
         .iter()
         .map(|participant| {
             Ok(ParticipantRun {
@@ -168,11 +181,35 @@ pub(super) async fn run(task_path: &Path, argv: &[String]) -> Result<ExitCode> {
         observers.push(observer);
     }
     let group_by = resolved.group_by;
-    match flags.shard {
-        Some(shard) => {
+    let mut shares = None;
+    match (&flags.dispatch, flags.shard) {
+        (Some(url), _) => {
+            let descriptor = RunDescriptor {
+                run_id: manifest.run_id.clone(),
+                component_sha256: manifest.component.sha256.clone(),
+                argv: without_dispatch(argv),
+                participants: names.clone(),
+                ack_wait_ms: flags
+                    .ack_wait_ms
+                    .unwrap_or(DEFAULT_ACK_WAIT.as_millis() as u64),
+                done: false,
+            };
+            let component = std::fs::read(&manifest.component.path)?;
+            let run = Coordination {
+                link: Coordinator::start(url, descriptor, &component).await?,
+                names: &names,
+                plan: &exec_plan,
+                worker_wait: flags
+                    .worker_wait_ms
+                    .map_or(DEFAULT_WORKER_WAIT, Duration::from_millis),
+                platform: platform.as_ref(),
+            };
+            shares = Some(coordinate(run, group_by, &mut observers).await?);
+        }
+        (None, Some(shard)) => {
             execute_shard(group_by, shard, &participants, &exec_plan, &mut observers).await?
         }
-        None => {
+        (None, None) => {
             execute(
                 group_by,
                 &participants,
@@ -194,6 +231,9 @@ pub(super) async fn run(task_path: &Path, argv: &[String]) -> Result<ExitCode> {
     };
     for line in closing.done_lines() {
         reporter.console.line(&line);
+    }
+    if let Some(shares) = &shares {
+        reporter.console.line(&worker_shares_line(shares));
     }
     let completed_at = SystemTime::now();
     let counts = tally.task_counts();
@@ -287,6 +327,36 @@ async fn execute_shard(
     }
 }
 
+/// The run's flags as workers get them: without `--dispatch` (a worker runs the tasks).
+fn without_dispatch(argv: &[String]) -> Vec<String> {
+    let mut kept = Vec::with_capacity(argv.len());
+    let mut words = argv.iter();
+    while let Some(word) = words.next() {
+        if word == "--dispatch" {
+            words.next();
+        } else if !word.starts_with("--dispatch=") {
+            kept.push(word.clone());
+        }
+    }
+    kept
+}
+
+/// `Workers: w1 60 tasks (50%), w2 60 tasks (50%)`: who ran the dispatched run's tasks.
+fn worker_shares_line(shares: &WorkerShares) -> String {
+    let total: u64 = shares.values().sum();
+    if total == 0 {
+        return "Workers: none recorded a task".to_owned();
+    }
+    let parts: Vec<String> = shares
+        .iter()
+        .map(|(worker, tasks)| {
+            let percent = *tasks as f64 * 100.0 / total as f64;
+            format!("{worker} {tasks} tasks ({percent:.1}%)")
+        })
+        .collect();
+    format!("Workers: {}", parts.join(", "))
+}
+
 /// A run id: a UUIDv7 of the start time (milliseconds, so ids sort by start) and 74 random
 /// bits, so two runs never share an id (the platform's idempotency keys start with it).
 fn run_id(started_at: SystemTime) -> String {
@@ -305,6 +375,26 @@ fn run_id(started_at: SystemTime) -> String {
 mod tests {
     use super::*;
     use std::time::Duration;
+
+    #[test]
+    fn workers_get_the_flags_without_dispatch() {
+        let argv: Vec<String> = [
+            "--dispatch",
+            "nats://a:1",
+            "-q",
+            "--dispatch=nats://b:2",
+            "--out",
+            "x",
+        ]
+        .map(String::from)
+        .to_vec();
+        assert_eq!(without_dispatch(&argv), ["-q", "--out", "x"]);
+        let shares = WorkerShares::from([("w1".to_owned(), 1), ("w2".to_owned(), 3)]);
+        assert_eq!(
+            worker_shares_line(&shares),
+            "Workers: w1 1 tasks (25.0%), w2 3 tasks (75.0%)"
+        );
+    }
 
     #[test]
     fn run_ids_sort_by_start_and_differ_within_a_millisecond() {
