@@ -6,6 +6,7 @@ mod support;
 
 mod bad_input;
 mod cli;
+mod distributed;
 mod failure_gates;
 mod guest_errors;
 mod guest_http;
