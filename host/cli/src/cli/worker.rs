@@ -20,10 +20,6 @@ use std::time::Duration;
 use tokio::sync::{mpsc, watch, OwnedSemaphorePermit, Semaphore};
 use tokio::task::JoinSet;
 
-/// Records per published batch: a unit's batches are cut at the same tasks on every
-/// attempt, so a batch sent again is recognised by its message id.
-const RECORDS_PER_BATCH: usize = 64;
-
 /// The most units one worker runs at once.
 const MAX_SLOTS: u32 = 10_000;
 
@@ -273,7 +269,7 @@ async fn run_delivery(
             delivery.delivered()
         );
     }
-    let (sender, mut receiver) = mpsc::channel(RECORDS_PER_BATCH * 2);
+    let (sender, mut receiver) = mpsc::channel(128);
     let mut runner = unit_run.slot.open_slot();
     let plan = &unit_run.plan;
     let running = async move {
@@ -287,10 +283,8 @@ async fn run_delivery(
             tokio::select! {
                 finished = receiver.recv() => match finished {
                     Some(finished) => {
-                        batch.push(&unit_run.participant, finished);
-                        if batch.tasks.len() >= RECORDS_PER_BATCH {
-                            unit_run.link.publish(&batch).await?;
-                            batch.tasks.clear();
+                        if let Some(full) = batch.push(&unit_run.participant, finished) {
+                            unit_run.link.publish(&full).await?;
                         }
                     }
                     None => break,

@@ -4,12 +4,23 @@
 
 use super::WorkUnit;
 use crate::events::Finished;
-use crate::record::TaskRecord;
+use crate::record::{Data, Status, TaskRecord};
 use anyhow::{bail, Context as _, Result};
 use serde::{Deserialize, Serialize};
+use serde_json::Value;
 
 /// The largest batch a coordinator reads (NATS's default message limit).
 pub const MAX_BATCH_BYTES: usize = 1024 * 1024;
+
+/// Most tasks in one batch.
+const TASKS_PER_BATCH: usize = 64;
+
+/// Most bytes of the tasks of one batch (room is left for the envelope): also the most one
+/// task may take; a larger one travels without its log, or as a failed record.
+const TASK_BYTES_PER_BATCH: usize = 768 * 1024;
+
+/// The errorCode of a task whose record is too large to send.
+const RECORD_TOO_LARGE: &str = "record_too_large";
 
 /// Finished tasks of one unit, in the order they ran.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -23,6 +34,9 @@ pub struct RecordBatch {
     pub worker: String,
     /// The tasks.
     pub tasks: Vec<TaskEntry>,
+    /// What the tasks take as JSON.
+    #[serde(skip)]
+    bytes: usize,
 }
 
 /// One finished task as it travels: its participant, record and log lines.
@@ -37,6 +51,54 @@ pub struct TaskEntry {
     pub log: Vec<String>,
 }
 
+impl TaskEntry {
+    /// The entry of a finished task, made to fit in a batch: a task larger than
+    /// [`TASK_BYTES_PER_BATCH`] travels without its log lines (one line says so), and if
+    /// it is still too large, as a failed record that says why.
+    fn fitted(participant: &str, finished: Finished) -> Self {
+        let mut entry = Self {
+            participant: participant.to_owned(),
+            record: finished.record,
+            log: finished.log,
+        };
+        if entry.size() <= TASK_BYTES_PER_BATCH {
+            return entry;
+        }
+        let index = entry.record.task_index;
+        entry.log = vec![format!(
+            "[task {index}] [warn] the task's log lines were too large to send from the worker and are left out"
+        )];
+        if entry.size() <= TASK_BYTES_PER_BATCH {
+            return entry;
+        }
+        let record = &mut entry.record;
+        record.status = Status::Error;
+        record.error_code = Some(RECORD_TOO_LARGE.to_owned());
+        record.steps.clear();
+        let phase = record
+            .data
+            .as_ref()
+            .and_then(|data| data.get("phase").cloned());
+        let mut data = Data::new();
+        data.insert(
+            "errorMessage".into(),
+            Value::String(format!(
+                "the task's record is larger than the {TASK_BYTES_PER_BATCH} bytes a worker can send"
+            )),
+        );
+        if let Some(phase) = phase {
+            data.insert("phase".into(), phase);
+        }
+        record.data = Some(data);
+        entry
+    }
+
+    /// The entry's size as JSON.
+    fn size(&self) -> usize {
+        serde_json::to_vec(self).map_or(usize::MAX, |bytes| bytes.len())
+    }
+}
+
 impl RecordBatch {
     /// An empty batch of `unit`'s tasks run by `worker`.
     pub fn new(run_id: &str, unit: &WorkUnit, worker: &str) -> Self {
@@ -45,16 +107,35 @@ impl RecordBatch {
             unit: unit.key(),
             worker: worker.to_owned(),
             tasks: Vec::new(),
+            bytes: 0,
         }
     }
 
-    /// Adds a finished task of `participant`.
-    pub fn push(&mut self, participant: &str, finished: Finished) {
-        self.tasks.push(TaskEntry {
-            participant: participant.to_owned(),
-            record: finished.record,
-            log: finished.log,
-        });
+    /// Adds a finished task of `participant`; returns the tasks before it as a batch to
+    /// send first when they are a full batch ([`TASKS_PER_BATCH`] tasks or
+    /// [`TASK_BYTES_PER_BATCH`] bytes). Batches are cut at the same tasks on every attempt
+    /// of a unit whose records are the same size.
+    pub fn push(&mut self, participant: &str, finished: Finished) -> Option<RecordBatch> {
+        let entry = TaskEntry::fitted(participant, finished);
+        let size = entry.size();
+        let full = self.tasks.len() >= TASKS_PER_BATCH || self.bytes + size > TASK_BYTES_PER_BATCH;
+        let ready = (full && !self.tasks.is_empty()).then(|| self.take());
+        self.tasks.push(entry);
+        self.bytes += size;
+        ready
+    }
+
+    /// The tasks so far as a batch of their own; this one goes on empty.
+    pub fn take(&mut self) -> RecordBatch {
+        let batch = RecordBatch {
+            run_id: self.run_id.clone(),
+            unit: self.unit.clone(),
+            worker: self.worker.clone(),
+            tasks: std::mem::take(&mut self.tasks),
+            bytes: self.bytes,
+        };
+        self.bytes = 0;
+        batch
     }
 
     /// The message id that lets the transport drop a batch sent twice:
@@ -123,7 +204,7 @@ mod tests {
                 log: vec![format!("line {index}")],
                 worker: None,
             };
-            batch.push("a", finished);
+            assert!(batch.push("a", finished).is_none());
         }
         assert_eq!(batch.unit, "a/2/3");
         assert_eq!(batch.message_id().as_deref(), Some("run-1/a/2"));
@@ -136,6 +217,67 @@ mod tests {
             tasks[1],
             ("a".into(), 5, vec!["line 5".into()], Some("w1".into()))
         );
+    }
+
+    fn finished(index: u32, log_bytes: usize, data_bytes: usize) -> Finished {
+        let mut record = TaskRecord::bare(index, Status::Success, 1.0);
+        let mut data = Data::new();
+        data.insert("phase".into(), "warm".into());
+        data.insert("blob".into(), "x".repeat(data_bytes).into());
+        record.data = Some(data);
+        Finished {
+            record,
+            log: vec!["l".repeat(log_bytes)],
+            worker: None,
+        }
+    }
+
+    #[test]
+    fn batches_are_cut_at_64_tasks_or_768_kib() {
+        let mut batch = RecordBatch::new("r", &unit(), "w");
+        let mut sent = Vec::new();
+        for index in 0..130 {
+            sent.extend(batch.push("a", finished(index, 0, 0)));
+        }
+        let sizes: Vec<usize> = sent.iter().map(|b| b.tasks.len()).collect();
+        assert_eq!((sizes, batch.tasks.len()), (vec![64, 64], 2));
+        assert_eq!(sent[1].message_id().as_deref(), Some("r/a/64"));
+
+        let mut batch = RecordBatch::new("r", &unit(), "w");
+        let big = 300 * 1024;
+        let sent: Vec<RecordBatch> = (0..5)
+            .filter_map(|i| batch.push("a", finished(i, 0, big)))
+            .collect();
+        assert_eq!(
+            sent.iter().map(|b| b.tasks.len()).collect::<Vec<_>>(),
+            [2, 2]
+        );
+        assert!(sent.iter().all(|b| b.to_bytes().len() <= MAX_BATCH_BYTES));
+    }
+
+    #[test]
+    fn a_task_too_large_to_send_loses_its_log_then_its_record() {
+        let mut batch = RecordBatch::new("r", &unit(), "w");
+        batch.push("a", finished(0, 900 * 1024, 10));
+        let entry = &batch.tasks[0];
+        assert!(entry.record.is_success());
+        assert!(
+            entry.log[0].contains("log lines were too large to send"),
+            "{:?}",
+            entry.log
+        );
+
+        batch.push("a", finished(1, 10, 900 * 1024));
+        let record = &batch.tasks[1].record;
+        assert_eq!(record.status, Status::Error);
+        assert_eq!(record.error_code.as_deref(), Some("record_too_large"));
+        let data = record.data.as_ref().unwrap();
+        assert_eq!(data["phase"], "warm");
+        assert!(data["errorMessage"]
+            .as_str()
+            .unwrap()
+            .contains("larger than the 786432 bytes"));
+        assert!(batch.take().to_bytes().len() <= MAX_BATCH_BYTES);
     }
 
     #[test]
