@@ -191,6 +191,56 @@ fn a_worker_killed_mid_run_loses_no_task_and_records_none_twice() {
 }
 
 #[test]
+fn a_killed_coordinator_resumed_completes_the_run_exactly_once() {
+    let nats = NatsServer::start();
+    let tmp = TempDir::new().unwrap();
+    let cwd = tmp.path();
+    let _workers = three_workers(cwd, &nats.url());
+    let sleeper = test_guest("sleeper");
+    let mut coordinator = bench(cwd)
+        .args([
+            "run",
+            sleeper.to_str().unwrap(),
+            "--out",
+            "results",
+            "--no-ingest",
+        ])
+        .args(["--dispatch", &nats.url(), "--iterations", "300"])
+        .args(["--concurrency", "3", "--sleep-ms", "5", "-q"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let records_file = cwd.join("results").join("records.ndjson");
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while std::fs::read_to_string(&records_file).map_or(true, |text| text.is_empty()) {
+        assert!(Instant::now() < deadline, "nothing recorded");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    coordinator.kill().unwrap();
+    coordinator.wait().unwrap();
+    let before = records(&cwd.join("results")).len();
+    assert!(before < 300, "killed mid-run: {before}");
+
+    let resumed = run_bench_pinned(cwd, &["run", "--resume", "results"], &[]);
+    assert_eq!(resumed.code, Some(0), "{}", resumed.stderr);
+    let (tasks, _) = tally(&cwd.join("results"));
+    assert_eq!(tasks.len(), 300, "none lost");
+    assert!(tasks.values().all(|count| *count == 1), "none twice");
+    let manifest = crate::support::results::read_json(&cwd.join("results").join("run.json"));
+    assert_eq!(manifest["tasks"]["total"], 300);
+    assert!(cwd.join("results").join("summary.json").is_file());
+
+    let again = run_bench_pinned(cwd, &["run", "--resume", "results"], &[]);
+    assert_eq!(again.code, Some(1));
+    assert!(
+        again.stderr.contains("is complete: nothing to resume"),
+        "{}",
+        again.stderr
+    );
+}
+
+#[test]
 fn a_worker_without_a_participant_s_secret_never_runs_it() {
     let nats = NatsServer::start();
     let tmp = TempDir::new().unwrap();

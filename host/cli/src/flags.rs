@@ -29,7 +29,8 @@ pub(crate) const RUN_USAGE: &str = "Usage:
       [--export-json FILE] [--export-csv FILE] [--export-markdown FILE] [--export-junit FILE]
       [--fail-under SCORE] [--max-failure-rate FRACTION] [--allow-all-failed] [--require-upload]
       [--stop-grace DURATION] [-q | --quiet] [--per-task-lines] [--shard i/N]
-      [--dispatch nats://HOST:PORT [--worker-wait DURATION] [--ack-wait DURATION]]";
+      [--dispatch nats://HOST:PORT [--worker-wait DURATION] [--ack-wait DURATION]]
+  bench run --resume <results-dir>";
 
 /// The flags of one `bench run` invocation; `None` when not given.
 #[derive(Debug, Clone, Default, PartialEq)]

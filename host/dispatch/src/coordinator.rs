@@ -16,6 +16,10 @@ use std::time::Duration;
 /// How many times a unit is delivered before JetStream gives up on it.
 const MAX_DELIVER: i64 = 5;
 
+/// How long a record message waits for the coordinator's ack before it is delivered again
+/// (to a resumed coordinator, when the first one died).
+const RECORDS_ACK_WAIT: Duration = Duration::from_secs(5);
+
 /// How many record messages may wait for the coordinator's ack.
 const MAX_ACK_PENDING: i64 = 20_000;
 
@@ -134,6 +138,7 @@ impl Coordinator {
                     filter_subject: records_subject(run),
                     ack_policy: AckPolicy::Explicit,
                     deliver_policy: DeliverPolicy::All,
+                    ack_wait: RECORDS_ACK_WAIT,
                     max_ack_pending: MAX_ACK_PENDING,
                     ..Default::default()
                 },

@@ -11,6 +11,7 @@ use bench_runtime::config::GroupBy;
 use bench_runtime::dispatch::{participant_units, round_units, Accepted, TaskLedger, WorkUnit};
 use bench_runtime::events::{RunEvent, RunObserver};
 use bench_runtime::exec::ExecPlan;
+use bench_runtime::record::TaskRecord;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::time::{Duration, Instant, SystemTime};
 
@@ -35,6 +36,34 @@ pub(super) struct Coordination<'a> {
     pub worker_wait: Duration,
     /// Platform reporting, when on.
     pub platform: Option<&'a PlatformRun>,
+    /// What a resumed run recorded before.
+    pub prior: Prior,
+}
+
+/// The tasks a run recorded before its coordinator was resumed.
+pub(super) struct Prior {
+    ledger: TaskLedger,
+    /// Per participant: tasks recorded and how many succeeded.
+    counts: HashMap<String, (usize, usize)>,
+}
+
+impl Prior {
+    /// Nothing recorded yet, for `participants` running `tasks` tasks each.
+    pub(super) fn new(participants: &[String], tasks: usize) -> Self {
+        Self {
+            ledger: TaskLedger::new(participants, tasks as u64),
+            counts: HashMap::new(),
+        }
+    }
+
+    /// Counts a record already on disk.
+    pub(super) fn add(&mut self, participant: &str, record: &TaskRecord) {
+        if self.ledger.accept(participant, record.task_index) == Accepted::New {
+            let counts = self.counts.entry(participant.to_owned()).or_default();
+            counts.0 += 1;
+            counts.1 += usize::from(record.is_success());
+        }
+    }
 }
 
 /// How many tasks each worker recorded, by worker name.
@@ -49,8 +78,8 @@ pub(super) async fn coordinate(
     let total = run.plan.schedule.len();
     let mut state = State {
         link: run.link,
-        ledger: TaskLedger::new(run.names, total as u64),
-        counts: HashMap::new(),
+        ledger: run.prior.ledger,
+        counts: run.prior.counts,
         serving: HashMap::new(),
         shares: BTreeMap::new(),
         total,
@@ -69,7 +98,7 @@ pub(super) async fn coordinate(
                     }
                 }
                 observer.observe(RunEvent::ParticipantStarted { participant: name })?;
-                let units = participant_units(name, run.plan, SystemTime::now());
+                let units = state.unrecorded(participant_units(name, run.plan, SystemTime::now()));
                 state.link.publish_units(position, &units).await?;
                 let waiting = Instant::now();
                 while state.recorded(name) < total && !run.plan.stop.is_stopping() {
@@ -140,6 +169,17 @@ struct State {
 }
 
 impl State {
+    /// `units` without those whose every task is recorded (a resumed run).
+    fn unrecorded(&self, units: Vec<WorkUnit>) -> Vec<WorkUnit> {
+        units
+            .into_iter()
+            .filter(|unit| {
+                unit.indices()
+                    .any(|index| !self.ledger.contains(&unit.participant, index))
+            })
+            .collect()
+    }
+
     fn recorded(&self, participant: &str) -> usize {
         self.counts.get(participant).map_or(0, |(tasks, _)| *tasks)
     }

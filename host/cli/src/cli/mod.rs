@@ -121,9 +121,16 @@ impl Cli {
     /// Runs the command and returns the process exit code.
     pub(crate) fn execute(self) -> ExitCode {
         match self.command {
-            Command::Run(args) => task_command("run", args, |task, flags| async move {
-                run::run(&task, &flags).await
-            }),
+            Command::Run(args) => {
+                match resume_dir(&args.args) {
+                    Some(dir) => block_on(async move {
+                        run::resume(&dir).await.unwrap_or_else(|error| fail(&error))
+                    }),
+                    None => task_command("run", args, |task, flags| async move {
+                        run::run(&task, &flags).await
+                    }),
+                }
+            }
             Command::Check(args) => task_command("check", args, |task, flags| async move {
                 let ok = check::check(&task, &flags).await?;
                 Ok(if ok {
@@ -145,6 +152,15 @@ impl Cli {
             Command::New { dir, lang } => new::new(&dir, lang),
             Command::Completions { shell } => completions(shell),
         }
+    }
+}
+
+/// The results directory of `bench run --resume DIR` (the only words then).
+fn resume_dir(words: &[String]) -> Option<PathBuf> {
+    match words {
+        [flag, dir] if flag == "--resume" => Some(PathBuf::from(dir)),
+        [word] => word.strip_prefix("--resume=").map(PathBuf::from),
+        _ => None,
     }
 }
 

@@ -2,11 +2,11 @@
 //! results (spec §3.1, local mode).
 
 use super::coordinate::{
-    coordinate, Coordination, WorkerShares, DEFAULT_ACK_WAIT, DEFAULT_WORKER_WAIT,
+    coordinate, Coordination, Prior, WorkerShares, DEFAULT_ACK_WAIT, DEFAULT_WORKER_WAIT,
 };
 use super::interrupt::{self, DEFAULT_STOP_GRACE, INTERRUPTED_EXIT};
 use super::task::{prepare, Prepared};
-use anyhow::Result;
+use anyhow::{Context as _, Result};
 use bench_dispatch::{Coordinator, RunDescriptor};
 use bench_platform::reporter::{Closing, PlatformRun};
 use bench_runtime::config::GroupBy;
@@ -23,10 +23,13 @@ use bench_runtime::report::finish::{finish, RunResults};
 use bench_runtime::report::origin;
 use bench_runtime::report::paths;
 use bench_runtime::report::progress::ProgressBars;
-use bench_runtime::report::results::{renamed_log_files, ResultsWriter};
+use bench_runtime::report::results::{
+    for_each_record, read_manifest, renamed_log_files, ResultsWriter,
+};
 use bench_runtime::report::tally::RunTally;
 use bench_runtime::report::RunReporter;
 use bench_runtime::sandbox::limits::DEFAULT_MAX_PARTICIPANT_LOG_BYTES;
+use serde::{Deserialize, Serialize};
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -35,6 +38,66 @@ use std::time::{Duration, SystemTime};
 
 /// Runs a benchmark task (a `.wasm` component or a project directory) with upstream flags.
 pub(super) async fn run(task_path: &Path, argv: &[String]) -> Result<ExitCode> {
+    run_task(task_path, argv, None).await
+}
+
+/// `bench run --resume <results-dir>`: reattaches to a dispatched run whose coordinator
+/// stopped, and completes it in the same results directory.
+pub(super) async fn resume(dir: &Path) -> Result<ExitCode> {
+    let dispatched = DispatchedRun::read(dir)?;
+    let mut manifest = read_manifest(dir)?;
+    if manifest.completed_at.is_some() {
+        anyhow::bail!(
+            "the run in {} is complete: nothing to resume",
+            dir.display()
+        );
+    }
+    manifest.interrupted = false;
+    let resumed = Resumed {
+        dir: dir.to_owned(),
+        manifest,
+    };
+    run_task(&dispatched.component, &dispatched.argv, Some(resumed)).await
+}
+
+/// A dispatched run taken up again.
+struct Resumed {
+    dir: PathBuf,
+    manifest: RunManifest,
+}
+
+/// What `bench run --resume` needs to start a dispatched run's coordinator again,
+/// `dispatch.json` in its results directory.
+#[derive(Debug, Serialize, Deserialize)]
+struct DispatchedRun {
+    /// The task component.
+    component: PathBuf,
+    /// The run's flags (with `--dispatch`).
+    argv: Vec<String>,
+}
+
+impl DispatchedRun {
+    const FILE: &str = "dispatch.json";
+
+    fn write(&self, dir: &Path) -> Result<()> {
+        let path = dir.join(Self::FILE);
+        std::fs::write(&path, serde_json::to_string_pretty(self)? + "\n")
+            .with_context(|| format!("cannot write {}", path.display()))
+    }
+
+    fn read(dir: &Path) -> Result<Self> {
+        let path = dir.join(Self::FILE);
+        let text = std::fs::read_to_string(&path).with_context(|| {
+            format!(
+                "cannot read {}: only a dispatched run (bench run --dispatch) can be resumed",
+                path.display()
+            )
+        })?;
+        serde_json::from_str(&text).with_context(|| format!("{} is not valid", path.display()))
+    }
+}
+
+async fn run_task(task_path: &Path, argv: &[String], resumed: Option<Resumed>) -> Result<ExitCode> {
     let prepared = prepare(task_path, argv).await?;
     let platform_auth = bench_platform::run_auth(prepared.flags.no_ingest).await?;
     if let (Some(_), Some(shard)) = (&prepared.flags.dispatch, prepared.flags.shard) {
@@ -88,21 +151,29 @@ pub(super) async fn run(task_path: &Path, argv: &[String]) -> Result<ExitCode> {
     drop(loading_engine);
     let started_at = SystemTime::now();
     let run_id = run_id(started_at);
-    let dir = flags
-        .out
-        .as_ref()
-        .map(PathBuf::from)
-        .unwrap_or_else(|| paths::results_dir(&resolved.benchmark_slug, &run_id));
+    let dir = match &resumed {
+        Some(resumed) => resumed.dir.clone(),
+        None => flags
+            .out
+            .as_ref()
+            .map(PathBuf::from)
+            .unwrap_or_else(|| paths::results_dir(&resolved.benchmark_slug, &run_id)),
+    };
     // Refused before anything is created or truncated.
-    ResultsWriter::refuse_earlier_run(&dir)?;
+    if resumed.is_none() {
+        ResultsWriter::refuse_earlier_run(&dir)?;
+    }
     let exports = ExportManager::create(&flags.exports)?;
     let max_log_bytes = config
         .sandbox
         .max_participant_log_bytes
         .unwrap_or(DEFAULT_MAX_PARTICIPANT_LOG_BYTES);
-    let results = ResultsWriter::create(&dir, max_log_bytes)?;
+    let results = match &resumed {
+        Some(_) => ResultsWriter::reopen(&dir, max_log_bytes)?,
+        None => ResultsWriter::create(&dir, max_log_bytes)?,
+    };
     let names: Vec<String> = available.iter().map(|p| p.name.clone()).collect();
-    let mut manifest = RunManifest {
+    let fresh = RunManifest {
         run_config: RunConfig::new(&config, &resolved, &names),
         display: config.display.clone(),
         run_id,
@@ -116,7 +187,16 @@ pub(super) async fn run(task_path: &Path, argv: &[String]) -> Result<ExitCode> {
         interrupted: false,
         shard: flags.shard,
     };
+    let resuming = resumed.is_some();
+    let mut manifest = resumed.map_or(fresh, |resumed| resumed.manifest);
     results.write_run_json(&manifest)?;
+    if flags.dispatch.is_some() && !resuming {
+        let dispatched = DispatchedRun {
+            component: std::path::absolute(&manifest.component.path)?,
+            argv: argv.to_vec(),
+        };
+        dispatched.write(&dir)?;
+    }
 
     let date = js::iso_timestamp(started_at);
     console.header(&Header {
@@ -164,6 +244,14 @@ pub(super) async fn run(task_path: &Path, argv: &[String]) -> Result<ExitCode> {
     // The tally keeps what the summary needs of each record; no record is kept.
     let mut reporter = RunReporter { console, results };
     let mut tally = RunTally::new(&manifest);
+    // A resumed run's records so far count as they did; the coordinator skips their tasks.
+    let mut prior = Prior::new(&names, exec_plan.schedule.len());
+    if resuming {
+        for_each_record(&dir, |participant, record| {
+            tally.add(participant, record);
+            prior.add(participant, record);
+        })?;
+    }
     let mut first_failure = FirstFailure::default();
     let mut metrics_observer = metrics.clone();
     let mut platform_observer = platform.as_ref().map(|p| p.observer(metrics.clone()));
@@ -203,6 +291,7 @@ pub(super) async fn run(task_path: &Path, argv: &[String]) -> Result<ExitCode> {
                     .worker_wait_ms
                     .map_or(DEFAULT_WORKER_WAIT, Duration::from_millis),
                 platform: platform.as_ref(),
+                prior,
             };
             shares = Some(coordinate(run, group_by, &mut observers).await?);
         }

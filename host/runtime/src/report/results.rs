@@ -99,6 +99,37 @@ impl ResultsWriter {
         })
     }
 
+    /// Reopens the results directory of a run that stopped before its end, to go on with
+    /// it: records and logs are appended to; a record line cut off by the stop is removed.
+    pub fn reopen(dir: &Path, max_log_bytes: u64) -> Result<Self> {
+        let records_path = dir.join(RECORDS_NDJSON);
+        let mut records = File::options()
+            .read(true)
+            .append(true)
+            .open(&records_path)
+            .with_context(|| format!("cannot reopen {}", records_path.display()))?;
+        let mut text = Vec::new();
+        std::io::Read::read_to_end(&mut records, &mut text)
+            .with_context(|| format!("cannot read {}", records_path.display()))?;
+        let whole = text
+            .iter()
+            .rposition(|byte| *byte == b'\n')
+            .map_or(0, |end| end + 1);
+        if whole < text.len() {
+            records
+                .set_len(whole as u64)
+                .with_context(|| format!("cannot cut {}", records_path.display()))?;
+        }
+        Ok(Self {
+            dir: dir.to_owned(),
+            records: BufWriter::new(records),
+            logs: HashMap::new(),
+            open_logs: BTreeMap::new(),
+            writes: 0,
+            max_log_bytes,
+        })
+    }
+
     /// Fails when `dir` already holds a run (its `run.json` or `records.ndjson`).
     pub fn refuse_earlier_run(dir: &Path) -> Result<()> {
         if [RUN_JSON, RECORDS_NDJSON]
@@ -253,6 +284,16 @@ pub(crate) fn log_path(dir: &Path, participant: &str) -> PathBuf {
         .join(format!("{}.log", file_name(participant)))
 }
 
+/// Calls `each` with the participant and record of every record in `dir`'s
+/// `records.ndjson`, in file order (nothing is kept).
+pub fn for_each_record(dir: &Path, mut each: impl FnMut(&str, &TaskRecord)) -> Result<()> {
+    let mut records = RecordsFile::open(&dir.join(RECORDS_NDJSON))?;
+    while let Some((_, line)) = records.next_record()? {
+        each(&line.participant, &line.record);
+    }
+    Ok(())
+}
+
 /// Reads a results directory's `run.json` back.
 pub fn read_manifest(dir: &Path) -> Result<RunManifest> {
     let path = dir.join(RUN_JSON);
@@ -376,6 +417,28 @@ mod tests {
             error.ends_with("records.ndjson line 1 is not a record"),
             "{error}"
         );
+    }
+
+    #[test]
+    fn a_reopened_directory_drops_a_cut_off_record_and_appends() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut writer = ResultsWriter::create(dir.path(), 1 << 20).unwrap();
+        writer.append("a", &finished(&[])).unwrap();
+        writer.flush().unwrap();
+        drop(writer);
+        let path = dir.path().join(RECORDS_NDJSON);
+        let mut text = std::fs::read_to_string(&path).unwrap();
+        text.push_str("{\"participant\":\"a\",\"taskI");
+        std::fs::write(&path, text).unwrap();
+        let mut writer = ResultsWriter::reopen(dir.path(), 1 << 20).unwrap();
+        writer.append("b", &finished(&[])).unwrap();
+        writer.flush().unwrap();
+        let mut seen = Vec::new();
+        for_each_record(dir.path(), |participant, record| {
+            seen.push((participant.to_owned(), record.task_index))
+        })
+        .unwrap();
+        assert_eq!(seen, [("a".to_owned(), 0), ("b".to_owned(), 0)]);
     }
 
     #[test]
