@@ -28,6 +28,8 @@ pub struct Coordinator {
     js: Context,
     descriptor: RunDescriptor,
     incoming: pull::Stream,
+    /// JetStream's advisories of units delivered `MAX_DELIVER` times without an ack.
+    given_up: async_nats::Subscriber,
     unacked: Vec<Message>,
 }
 
@@ -42,6 +44,22 @@ pub enum Incoming {
     Refusal(WorkerNote),
     /// A message that could not be read (the reason).
     Invalid(String),
+    /// JetStream gave up on a unit of participant number `participant`: it was delivered
+    /// `deliveries` times and never finished.
+    GaveUp {
+        /// The participant's number in the run.
+        participant: usize,
+        /// How many times the unit was delivered.
+        deliveries: u64,
+    },
+}
+
+/// JetStream's max-deliveries advisory (the fields read of it).
+#[derive(Debug, Deserialize)]
+struct MaxDeliveries {
+    consumer: String,
+    #[serde(default)]
+    deliveries: u64,
 }
 
 /// A worker's note: its name, the participants it serves, or why it refused.
@@ -146,10 +164,17 @@ impl Coordinator {
             .await
             .with_context(|| format!("cannot create the records consumer {name}"))?;
         let incoming = consumer.messages().await?;
+        let advisories = format!("$JS.EVENT.ADVISORY.CONSUMER.MAX_DELIVERIES.{WORK_STREAM}.*");
+        let given_up = js
+            .client()
+            .subscribe(advisories)
+            .await
+            .context("cannot follow JetStream's advisories")?;
         let coordinator = Self {
             js,
             descriptor,
             incoming,
+            given_up,
             unacked: Vec::new(),
         };
         coordinator.announce().await?;
@@ -187,9 +212,17 @@ impl Coordinator {
     /// The next message from the workers, or `None` when none came within `wait`. It is
     /// acknowledged by the next [`Self::ack_received`].
     pub async fn next(&mut self, wait: Duration) -> Result<Option<Incoming>> {
-        let message = match tokio::time::timeout(wait, self.incoming.next()).await {
-            Err(_) | Ok(None) => return Ok(None),
-            Ok(Some(message)) => message.context("lost the records stream")?,
+        let next = async {
+            tokio::select! {
+                biased;
+                advisory = self.given_up.next() => Err(advisory),
+                message = self.incoming.next() => Ok(message),
+            }
+        };
+        let message = match tokio::time::timeout(wait, next).await {
+            Err(_) | Ok(Ok(None)) | Ok(Err(None)) => return Ok(None),
+            Ok(Err(Some(advisory))) => return Ok(self.given_up_on(&advisory.payload)),
+            Ok(Ok(Some(message))) => message.context("lost the records stream")?,
         };
         let kind = message
             .headers
@@ -211,6 +244,26 @@ impl Coordinator {
         };
         self.unacked.push(message);
         Ok(Some(incoming))
+    }
+
+    /// The unit of this run JetStream gave up on, from its advisory (`None` for another
+    /// run's).
+    fn given_up_on(&self, payload: &[u8]) -> Option<Incoming> {
+        let advisory: MaxDeliveries = match serde_json::from_slice(payload) {
+            Ok(advisory) => advisory,
+            Err(error) => {
+                return Some(Incoming::Invalid(format!(
+                    "an advisory is not JSON: {error}"
+                )))
+            }
+        };
+        let run = &self.descriptor.run_id;
+        (0..self.descriptor.participants.len())
+            .find(|participant| work_consumer(run, *participant) == advisory.consumer)
+            .map(|participant| Incoming::GaveUp {
+                participant,
+                deliveries: advisory.deliveries,
+            })
     }
 
     /// Acknowledges every message [`Self::next`] returned so far (call it once what they

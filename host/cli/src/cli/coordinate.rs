@@ -78,6 +78,7 @@ pub(super) async fn coordinate(
     let total = run.plan.schedule.len();
     let mut state = State {
         link: run.link,
+        names: run.names.to_vec(),
         ledger: run.prior.ledger,
         counts: run.prior.counts,
         serving: HashMap::new(),
@@ -157,6 +158,8 @@ pub(super) async fn coordinate(
 
 struct State {
     link: Coordinator,
+    /// Participants in run order.
+    names: Vec<String>,
     ledger: TaskLedger,
     /// Per participant: tasks recorded and how many succeeded.
     counts: HashMap<String, (usize, usize)>,
@@ -281,6 +284,15 @@ impl State {
                 );
             }
             Incoming::Invalid(reason) => eprintln!("[bench] left out a worker message: {reason}"),
+            Incoming::GaveUp {
+                participant,
+                deliveries,
+            } => {
+                let name = self.names.get(participant).map_or("?", String::as_str);
+                bail!(
+                    "a work unit of participant \"{name}\" was delivered {deliveries} times and never finished (its workers died or could not send its records); the run stops here: once the workers are healthy, bench run --resume <results-dir> completes it"
+                );
+            }
         }
         Ok(())
     }

@@ -111,54 +111,20 @@ async fn serve_run(
     done: watch::Receiver<bool>,
 ) -> Result<()> {
     let run = descriptor.run_id.clone();
-    let component = match link.component(&descriptor.component_sha256).await {
-        Ok(bytes) => bytes,
+    // A run this worker cannot take part in is refused, saying why.
+    let ready = match ready_to_serve(&link, &descriptor, slot_count).await {
+        Ok(ready) => ready,
         Err(error) => {
-            let reason = format!("{error:#}");
-            link.refuse(&run, &reason).await?;
+            link.refuse(&run, &format!("{error:#}")).await?;
             return Err(error);
         }
     };
-    let dir = tempfile::tempdir().context("cannot create a temporary directory")?;
-    let path = dir.path().join("task.wasm");
-    std::fs::write(&path, &component).context("cannot store the task component")?;
-    let Prepared {
-        engine: loading_engine,
-        task,
-        config,
-        flags,
-        available,
-        grants,
+    let ReadyRun {
+        engine,
+        served,
         exec_plan,
-        ..
-    } = prepare(&path, &descriptor.argv).await?;
-    // The engine drives the sandboxes' deadlines: it lives until every unit is done.
-    let engine = TaskEngine::for_run(
-        &EngineSettings::default(),
-        task.pool_size(slot_count as usize as u32),
-    )?;
-    let task = Arc::new(task.load_into(&engine)?);
-    drop(loading_engine);
-    let mut served = Vec::new();
-    for participant in &available {
-        let Some(position) = descriptor
-            .participants
-            .iter()
-            .position(|name| *name == participant.name)
-        else {
-            continue;
-        };
-        let slot = SlotConfig {
-            task: task.clone(),
-            participant_json: participant.raw.to_string(),
-            capabilities: grants
-                .for_participant(&config, participant, |name| std::env::var(name).ok())?,
-            args: flags.custom.clone(),
-            fresh_instance: flags.fresh_instance,
-            stop: exec_plan.stop.clone(),
-        };
-        served.push((position, participant.name.clone(), slot));
-    }
+        _component_dir,
+    } = ready;
     let names: Vec<String> = served.iter().map(|(_, name, _)| name.clone()).collect();
     link.hello(&run, &names).await?;
     eprintln!(
@@ -192,6 +158,70 @@ async fn serve_run(
     }
     drop(engine);
     Ok(())
+}
+
+/// A run prepared on this worker.
+struct ReadyRun {
+    /// The run's engine: it drives the sandboxes' deadlines, so it lives until every unit
+    /// is done.
+    engine: TaskEngine,
+    /// (participant number, name, slot config) of each participant this worker serves.
+    served: Vec<(usize, String, SlotConfig)>,
+    exec_plan: ExecPlan,
+    /// Holds the component file while the run is served.
+    _component_dir: tempfile::TempDir,
+}
+
+/// Fetches and verifies the run's component and prepares the run from its flags with this
+/// worker's environment, as `bench run` would here.
+async fn ready_to_serve(
+    link: &WorkerLink,
+    descriptor: &RunDescriptor,
+    slot_count: u32,
+) -> Result<ReadyRun> {
+    let component = link.component(&descriptor.component_sha256).await?;
+    let dir = tempfile::tempdir().context("cannot create a temporary directory")?;
+    let path = dir.path().join("task.wasm");
+    std::fs::write(&path, &component).context("cannot store the task component")?;
+    let Prepared {
+        engine: loading_engine,
+        task,
+        config,
+        flags,
+        available,
+        grants,
+        exec_plan,
+        ..
+    } = prepare(&path, &descriptor.argv).await?;
+    let engine = TaskEngine::for_run(&EngineSettings::default(), task.pool_size(slot_count))?;
+    let task = Arc::new(task.load_into(&engine)?);
+    drop(loading_engine);
+    let mut served = Vec::new();
+    for participant in &available {
+        let Some(position) = descriptor
+            .participants
+            .iter()
+            .position(|name| *name == participant.name)
+        else {
+            continue;
+        };
+        let slot = SlotConfig {
+            task: task.clone(),
+            participant_json: participant.raw.to_string(),
+            capabilities: grants
+                .for_participant(&config, participant, |name| std::env::var(name).ok())?,
+            args: flags.custom.clone(),
+            fresh_instance: flags.fresh_instance,
+            stop: exec_plan.stop.clone(),
+        };
+        served.push((position, participant.name.clone(), slot));
+    }
+    Ok(ReadyRun {
+        engine,
+        served,
+        exec_plan,
+        _component_dir: dir,
+    })
 }
 
 /// What running a unit of one participant needs.
