@@ -201,15 +201,19 @@ impl State {
         let waiting = Instant::now();
         let mut published = 0;
         loop {
-            let done = names
-                .iter()
-                .filter(|name| self.ledger.contains(name, round))
-                .count();
-            if done == names.len() || plan.stop.is_stopping() {
+            let recorded = |unit: &WorkUnit| self.ledger.contains(&unit.participant, round);
+            if units.iter().all(|(_, unit)| recorded(unit)) || plan.stop.is_stopping() {
                 return Ok(());
             }
-            while published < units.len() && published - done.min(published) < limit {
-                let (position, unit) = &units[published];
+            let in_flight = units[..published]
+                .iter()
+                .filter(|(_, unit)| !recorded(unit))
+                .count();
+            for (position, unit) in units
+                .iter()
+                .skip(published)
+                .take(limit.saturating_sub(in_flight))
+            {
                 self.link
                     .publish_units(*position, std::slice::from_ref(unit))
                     .await?;
