@@ -17,8 +17,9 @@ use tokio::io::AsyncReadExt;
 /// The largest component a worker fetches.
 const MAX_COMPONENT_BYTES: u64 = 512 * 1024 * 1024;
 
-/// How long one pull for a unit waits before it comes back empty.
-const PULL_WAIT: Duration = Duration::from_secs(1);
+/// How long one pull for a unit waits before it comes back empty: short, because the
+/// puller holds one of the worker's slots meanwhile (its other participants wait for it).
+const PULL_WAIT: Duration = Duration::from_millis(200);
 
 /// A worker's connection to the NATS server.
 #[derive(Clone)]
@@ -160,7 +161,7 @@ impl WorkerLink {
 }
 
 impl WorkSource {
-    /// The next unit, or `None` when none came within a second.
+    /// The next unit, or `None` when none came within [`PULL_WAIT`].
     pub async fn next(&self) -> Result<Option<UnitDelivery>> {
         let mut batch = self
             .consumer
