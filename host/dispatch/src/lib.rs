@@ -10,8 +10,7 @@ mod descriptor;
 mod names;
 mod worker;
 
-pub use coordinator::WorkerNote;
-pub use coordinator::{Coordinator, Incoming};
+pub use coordinator::{Coordinator, Incoming, WorkerNote};
 pub use descriptor::RunDescriptor;
 pub use worker::{UnitDelivery, WorkSource, WorkerLink};
 
