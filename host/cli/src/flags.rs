@@ -10,6 +10,7 @@ pub(crate) use early::{reject_typos, split_task_words};
 pub(crate) use help::flags_help;
 
 use bench_runtime::config::{is_lowercase_slug, GroupBy};
+use bench_runtime::exec::Shard;
 use bench_runtime::js;
 use bench_runtime::plan::Overrides;
 use bench_runtime::report::export::ExportPaths;
@@ -28,7 +29,9 @@ pub(crate) const RUN_USAGE: &str = "Usage:
       [--export-json FILE] [--export-csv FILE] [--export-markdown FILE] [--export-junit FILE]
       [--export-html FILE]
       [--fail-under SCORE] [--max-failure-rate FRACTION] [--allow-all-failed] [--require-upload]
-      [--stop-grace DURATION] [-q | --quiet] [--per-task-lines]";
+      [--stop-grace DURATION] [-q | --quiet] [--per-task-lines] [--shard i/N]
+      [--dispatch nats://HOST:PORT [--worker-wait DURATION] [--ack-wait DURATION]]
+  bench run --resume <results-dir>";
 
 /// The flags of one `bench run` invocation; `None` when not given.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -63,6 +66,16 @@ pub(crate) struct RunFlags {
     /// `--stop-grace DURATION`: how long running tasks may go on after Ctrl-C before they
     /// are interrupted, in milliseconds.
     pub stop_grace_ms: Option<u64>,
+    /// `--shard i/N`: run only this static shard of the run (merged later by `bench merge`).
+    pub shard: Option<Shard>,
+    /// `--dispatch nats://HOST:PORT`: coordinate the run; `bench worker`s run its tasks.
+    pub dispatch: Option<String>,
+    /// `--worker-wait DURATION`: how long a dispatched run waits for a worker able to run
+    /// a participant, in milliseconds.
+    pub worker_wait_ms: Option<u64>,
+    /// `--ack-wait DURATION`: how long a worker may go silent on a unit before the unit goes
+    /// to another worker, in milliseconds.
+    pub ack_wait_ms: Option<u64>,
     /// Sandbox grants and limits (`--allow-host`, `--allow-dir`, `--max-memory`,
     /// `--task-timeout`, `--max-sandboxes`, `--http-keep-alive`).
     pub sandbox: SandboxOverrides,
@@ -244,6 +257,22 @@ const FLAGS: &[FlagSpec] = &[
         f.stop_grace_ms = Some(duration_ms(flag, v)?);
         Ok(())
     }),
+    valued("--dispatch", |f, flag, v| {
+        f.dispatch = Some(nats_url(flag, v)?);
+        Ok(())
+    }),
+    valued("--worker-wait", |f, flag, v| {
+        f.worker_wait_ms = Some(duration_ms(flag, v)?);
+        Ok(())
+    }),
+    valued("--ack-wait", |f, flag, v| {
+        f.ack_wait_ms = Some(duration_ms(flag, v)?);
+        Ok(())
+    }),
+    valued("--shard", |f, _, v| {
+        f.shard = Some(v.parse().map_err(invalid)?);
+        Ok(())
+    }),
 ];
 
 /// Parses the flags after `bench run <task>`. `custom_flags` is the config's
@@ -404,6 +433,18 @@ fn byte_size(flag: &str, value: &str) -> Result<u64, FlagError> {
 }
 
 /// A duration in milliseconds: a whole number of ms, or with a unit (`500ms`, `30s`, `2m`).
+/// A NATS server address: `nats://HOST:PORT`.
+fn nats_url(flag: &str, value: &str) -> Result<String, FlagError> {
+    match value.strip_prefix("nats://") {
+        Some(rest) if !rest.is_empty() && !rest.contains(char::is_whitespace) => {
+            Ok(value.to_owned())
+        }
+        _ => Err(invalid(format!(
+            "{flag} expects a NATS server address like nats://127.0.0.1:4222 (got \"{value}\")"
+        ))),
+    }
+}
+
 fn duration_ms(flag: &str, value: &str) -> Result<u64, FlagError> {
     let text = js::trim(value);
     let digits = text.trim_end_matches(|c: char| c.is_ascii_alphabetic());
@@ -776,9 +817,40 @@ mod tests {
             "0.05",
             "--allow-all-failed",
             "-q",
+            "--shard",
+            "1/3",
         ])
         .unwrap();
         assert!(flags.quiet);
+        assert_eq!(
+            flags.shard.map(|shard| shard.to_string()).as_deref(),
+            Some("1/3")
+        );
+        let dispatched = parse(&[
+            "--dispatch",
+            "nats://127.0.0.1:4222",
+            "--worker-wait",
+            "5s",
+            "--ack-wait",
+            "2s",
+        ])
+        .unwrap();
+        assert_eq!(
+            dispatched.dispatch.as_deref(),
+            Some("nats://127.0.0.1:4222")
+        );
+        assert_eq!(
+            (dispatched.worker_wait_ms, dispatched.ack_wait_ms),
+            (Some(5000), Some(2000))
+        );
+        assert_eq!(
+            error(&["--dispatch", "localhost:4222"]),
+            r#"--dispatch expects a NATS server address like nats://127.0.0.1:4222 (got "localhost:4222")"#
+        );
+        assert_eq!(
+            error(&["--shard", "3/3"]),
+            r#"--shard expects i/N with 0 <= i < N <= 100000 (got "3/3")"#
+        );
         assert!(parse(&["--quiet"]).unwrap().quiet);
         assert_eq!(flags.failure_gates.max_failure_rate, Some(0.05));
         assert!(flags.failure_gates.allow_all_failed);

@@ -18,6 +18,9 @@ pub struct Finished {
     pub record: TaskRecord,
     /// Lines for the participant log.
     pub log: Vec<String>,
+    /// The worker that ran it, in a distributed run (`None` on this machine); its record
+    /// line in `records.ndjson` then ends with `"worker"`.
+    pub worker: Option<String>,
 }
 
 /// Something that happened during a run, in the order it happened.

@@ -7,6 +7,7 @@
 pub mod compare;
 pub mod component;
 pub mod config;
+pub mod dispatch;
 pub mod engine;
 pub mod events;
 pub mod exec;

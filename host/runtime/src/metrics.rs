@@ -174,12 +174,16 @@ struct Recorder {
 }
 
 impl MetricsRecorder {
-    /// Creates `metrics.jsonl` in `dir`, takes the baseline sample and, when `interval` is
+    /// Creates `metrics.jsonl` in `dir` (appending to one a resumed run wrote), takes the
+    /// baseline sample and, when `interval` is
     /// non-zero, samples every `interval` for as long as the recorder (or a clone) lives.
     pub fn start(dir: &Path, interval: Duration) -> Result<Self> {
         let path = dir.join(METRICS_FILE);
-        let file =
-            File::create(&path).with_context(|| format!("cannot create {}", path.display()))?;
+        let file = File::options()
+            .create(true)
+            .append(true)
+            .open(&path)
+            .with_context(|| format!("cannot create {}", path.display()))?;
         let recorder = Self {
             inner: Arc::new(Mutex::new(Recorder {
                 collector: Collector::start(),

@@ -3,6 +3,7 @@
 pub(crate) mod bench;
 pub(crate) mod browser;
 pub(crate) mod guests;
+pub(crate) mod nats;
 pub(crate) mod platform;
 pub(crate) mod proxy;
 pub(crate) mod results;

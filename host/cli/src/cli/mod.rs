@@ -3,19 +3,24 @@
 
 use crate::{flags, scaffold};
 use compare::CompareArgs;
+use merge::MergeArgs;
 use report::ReportArgs;
 use serve::ServeArgs;
+use worker::WorkerArgs;
 mod build;
 mod check;
 mod compare;
+mod coordinate;
 mod inspect;
 mod interrupt;
+mod merge;
 mod new;
 mod platform;
 mod report;
 mod run;
 mod serve;
 mod task;
+mod worker;
 
 use bench_runtime::report::console::escape;
 use clap::{Args, Parser, Subcommand};
@@ -89,6 +94,11 @@ enum Command {
     /// Compare saved runs: per participant and metric, each run's median against the first
     /// run's, with a bootstrap confidence interval of the ratio, a p-value and a verdict.
     Compare(CompareArgs),
+    /// Run the tasks of dispatched runs (`bench run --dispatch`) announced on a NATS server.
+    Worker(WorkerArgs),
+    /// Join the results directories of a run's shards (`bench run --shard i/N`) into one
+    /// and summarize the whole run.
+    Merge(MergeArgs),
     /// Print a shell completion script.
     ///
     /// For example: `bench completions bash > ~/.local/share/bash-completion/completions/bench`.
@@ -116,9 +126,16 @@ impl Cli {
     /// Runs the command and returns the process exit code.
     pub(crate) fn execute(self) -> ExitCode {
         match self.command {
-            Command::Run(args) => task_command("run", args, |task, flags| async move {
-                run::run(&task, &flags).await
-            }),
+            Command::Run(args) => {
+                match resume_dir(&args.args) {
+                    Some(dir) => block_on(async move {
+                        run::resume(&dir).await.unwrap_or_else(|error| fail(&error))
+                    }),
+                    None => task_command("run", args, |task, flags| async move {
+                        run::run(&task, &flags).await
+                    }),
+                }
+            }
             Command::Check(args) => task_command("check", args, |task, flags| async move {
                 let ok = check::check(&task, &flags).await?;
                 Ok(if ok {
@@ -133,12 +150,23 @@ impl Cli {
             }),
             Command::Report(args) => args.execute(),
             Command::Compare(args) => args.execute(),
+            Command::Merge(args) => args.execute(),
+            Command::Worker(args) => args.execute(),
             Command::Serve(args) => block_on(args.execute()),
             Command::Platform(command) => block_on(command.execute()),
             Command::Build { dir } => build::build(&dir),
             Command::New { dir, lang } => new::new(&dir, lang),
             Command::Completions { shell } => completions(shell),
         }
+    }
+}
+
+/// The results directory of `bench run --resume DIR` (the only words then).
+fn resume_dir(words: &[String]) -> Option<PathBuf> {
+    match words {
+        [flag, dir] if flag == "--resume" => Some(PathBuf::from(dir)),
+        [word] => word.strip_prefix("--resume=").map(PathBuf::from),
+        _ => None,
     }
 }
 

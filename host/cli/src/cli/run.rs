@@ -1,14 +1,18 @@
 //! `bench run`: component → config → validated plan → executor → local
 //! results (spec §3.1, local mode).
 
+use super::coordinate::{
+    coordinate, Coordination, Prior, WorkerShares, DEFAULT_ACK_WAIT, DEFAULT_WORKER_WAIT,
+};
 use super::interrupt::{self, DEFAULT_STOP_GRACE, INTERRUPTED_EXIT};
 use super::task::{prepare, Prepared};
-use anyhow::Result;
+use anyhow::{Context as _, Result};
+use bench_dispatch::{Coordinator, RunDescriptor};
 use bench_platform::reporter::{Closing, PlatformRun};
 use bench_runtime::config::GroupBy;
 use bench_runtime::engine::{EngineSettings, TaskEngine};
 use bench_runtime::events::{Observers, RunObserver};
-use bench_runtime::exec::{self, ExecPlan, ParticipantRun, SlotConfig};
+use bench_runtime::exec::{self, ExecPlan, ParticipantRun, Shard, SlotConfig};
 use bench_runtime::js;
 use bench_runtime::metrics::MetricsRecorder;
 use bench_runtime::plan::{self, ComponentInfo, HostInfo, RunConfig, RunManifest};
@@ -19,10 +23,13 @@ use bench_runtime::report::finish::{finish, RunResults};
 use bench_runtime::report::origin;
 use bench_runtime::report::paths;
 use bench_runtime::report::progress::ProgressBars;
-use bench_runtime::report::results::{renamed_log_files, ResultsWriter};
+use bench_runtime::report::results::{
+    for_each_record, read_manifest, renamed_log_files, ResultsWriter,
+};
 use bench_runtime::report::tally::RunTally;
 use bench_runtime::report::RunReporter;
 use bench_runtime::sandbox::limits::DEFAULT_MAX_PARTICIPANT_LOG_BYTES;
+use serde::{Deserialize, Serialize};
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -31,8 +38,76 @@ use std::time::{Duration, SystemTime};
 
 /// Runs a benchmark task (a `.wasm` component or a project directory) with upstream flags.
 pub(super) async fn run(task_path: &Path, argv: &[String]) -> Result<ExitCode> {
+    run_task(task_path, argv, None).await
+}
+
+/// `bench run --resume <results-dir>`: reattaches to a dispatched run whose coordinator
+/// stopped, and completes it in the same results directory.
+pub(super) async fn resume(dir: &Path) -> Result<ExitCode> {
+    let dispatched = DispatchedRun::read(dir)?;
+    let mut manifest = read_manifest(dir)?;
+    if manifest.completed_at.is_some() {
+        anyhow::bail!(
+            "the run in {} is complete: nothing to resume",
+            dir.display()
+        );
+    }
+    manifest.interrupted = false;
+    let resumed = Resumed {
+        dir: dir.to_owned(),
+        manifest,
+    };
+    run_task(&dispatched.component, &dispatched.argv, Some(resumed)).await
+}
+
+/// A dispatched run taken up again.
+struct Resumed {
+    dir: PathBuf,
+    manifest: RunManifest,
+}
+
+/// What `bench run --resume` needs to start a dispatched run's coordinator again,
+/// `dispatch.json` in its results directory.
+#[derive(Debug, Serialize, Deserialize)]
+struct DispatchedRun {
+    /// The task component.
+    component: PathBuf,
+    /// The run's flags (with `--dispatch`).
+    argv: Vec<String>,
+}
+
+impl DispatchedRun {
+    const FILE: &str = "dispatch.json";
+
+    fn write(&self, dir: &Path) -> Result<()> {
+        let path = dir.join(Self::FILE);
+        std::fs::write(&path, serde_json::to_string_pretty(self)? + "\n")
+            .with_context(|| format!("cannot write {}", path.display()))
+    }
+
+    fn read(dir: &Path) -> Result<Self> {
+        let path = dir.join(Self::FILE);
+        let text = std::fs::read_to_string(&path).with_context(|| {
+            format!(
+                "cannot read {}: only a dispatched run (bench run --dispatch) can be resumed",
+                path.display()
+            )
+        })?;
+        serde_json::from_str(&text).with_context(|| format!("{} is not valid", path.display()))
+    }
+}
+
+async fn run_task(task_path: &Path, argv: &[String], resumed: Option<Resumed>) -> Result<ExitCode> {
     let prepared = prepare(task_path, argv).await?;
     let platform_auth = bench_platform::run_auth(prepared.flags.no_ingest).await?;
+    if let (Some(_), Some(shard)) = (&prepared.flags.dispatch, prepared.flags.shard) {
+        anyhow::bail!("--shard {shard} and --dispatch do not go together: a dispatched run spreads all of its tasks over the workers");
+    }
+    if let (Some(shard), Some(_)) = (prepared.flags.shard, &platform_auth) {
+        anyhow::bail!(
+            "--shard {shard} runs only part of a run, so it reports nothing to the platform: add --no-ingest, then bench merge the shards and bench upload the merged results"
+        );
+    }
     // On a terminal a progress bar replaces upstream's per-task lines; logs and pipes get
     // the lines unchanged.
     let bars =
@@ -76,21 +151,29 @@ pub(super) async fn run(task_path: &Path, argv: &[String]) -> Result<ExitCode> {
     drop(loading_engine);
     let started_at = SystemTime::now();
     let run_id = run_id(started_at);
-    let dir = flags
-        .out
-        .as_ref()
-        .map(PathBuf::from)
-        .unwrap_or_else(|| paths::results_dir(&resolved.benchmark_slug, &run_id));
+    let dir = match &resumed {
+        Some(resumed) => resumed.dir.clone(),
+        None => flags
+            .out
+            .as_ref()
+            .map(PathBuf::from)
+            .unwrap_or_else(|| paths::results_dir(&resolved.benchmark_slug, &run_id)),
+    };
     // Refused before anything is created or truncated.
-    ResultsWriter::refuse_earlier_run(&dir)?;
+    if resumed.is_none() {
+        ResultsWriter::refuse_earlier_run(&dir)?;
+    }
     let exports = ExportManager::create(&flags.exports)?;
     let max_log_bytes = config
         .sandbox
         .max_participant_log_bytes
         .unwrap_or(DEFAULT_MAX_PARTICIPANT_LOG_BYTES);
-    let results = ResultsWriter::create(&dir, max_log_bytes)?;
+    let results = match &resumed {
+        Some(_) => ResultsWriter::reopen(&dir, max_log_bytes)?,
+        None => ResultsWriter::create(&dir, max_log_bytes)?,
+    };
     let names: Vec<String> = available.iter().map(|p| p.name.clone()).collect();
-    let mut manifest = RunManifest {
+    let fresh = RunManifest {
         run_config: RunConfig::new(&config, &resolved, &names),
         display: config.display.clone(),
         run_id,
@@ -102,8 +185,18 @@ pub(super) async fn run(task_path: &Path, argv: &[String]) -> Result<ExitCode> {
         tasks: None,
         log_files: renamed_log_files(names.iter().map(String::as_str)),
         interrupted: false,
+        shard: flags.shard,
     };
+    let resuming = resumed.is_some();
+    let mut manifest = resumed.map_or(fresh, |resumed| resumed.manifest);
     results.write_run_json(&manifest)?;
+    if flags.dispatch.is_some() && !resuming {
+        let dispatched = DispatchedRun {
+            component: std::path::absolute(&manifest.component.path)?,
+            argv: argv.to_vec(),
+        };
+        dispatched.write(&dir)?;
+    }
 
     let date = js::iso_timestamp(started_at);
     console.header(&Header {
@@ -115,7 +208,13 @@ pub(super) async fn run(task_path: &Path, argv: &[String]) -> Result<ExitCode> {
         stagger_delay_ms: resolved.stagger_delay_ms,
         group_by: resolved.group_by.as_str(),
     });
-    let participants = available
+    // A dispatched run's sandboxes are the workers', with their own environment.
+    let local = if flags.dispatch.is_some() {
+        &[][..]
+    } else {
+        &available[..]
+    };
+    let participants = local
         .iter()
         .map(|participant| {
             Ok(ParticipantRun {
@@ -145,6 +244,14 @@ pub(super) async fn run(task_path: &Path, argv: &[String]) -> Result<ExitCode> {
     // The tally keeps what the summary needs of each record; no record is kept.
     let mut reporter = RunReporter { console, results };
     let mut tally = RunTally::new(&manifest);
+    // A resumed run's records so far count as they did; the coordinator skips their tasks.
+    let mut prior = Prior::new(&names, exec_plan.schedule.len());
+    if resuming {
+        for_each_record(&dir, |participant, record| {
+            tally.add(participant, record);
+            prior.add(participant, record);
+        })?;
+    }
     let mut first_failure = FirstFailure::default();
     let mut metrics_observer = metrics.clone();
     let mut platform_observer = platform.as_ref().map(|p| p.observer(metrics.clone()));
@@ -162,14 +269,46 @@ pub(super) async fn run(task_path: &Path, argv: &[String]) -> Result<ExitCode> {
         observers.push(observer);
     }
     let group_by = resolved.group_by;
-    execute(
-        group_by,
-        &participants,
-        &exec_plan,
-        &mut observers,
-        platform.as_ref(),
-    )
-    .await?;
+    let mut shares = None;
+    match (&flags.dispatch, flags.shard) {
+        (Some(url), _) => {
+            let descriptor = RunDescriptor {
+                run_id: manifest.run_id.clone(),
+                component_sha256: manifest.component.sha256.clone(),
+                argv: without_dispatch(argv),
+                participants: names.clone(),
+                ack_wait_ms: flags
+                    .ack_wait_ms
+                    .unwrap_or(DEFAULT_ACK_WAIT.as_millis() as u64),
+                done: false,
+            };
+            let component = std::fs::read(&manifest.component.path)?;
+            let run = Coordination {
+                link: Coordinator::start(url, descriptor, &component).await?,
+                names: &names,
+                plan: &exec_plan,
+                worker_wait: flags
+                    .worker_wait_ms
+                    .map_or(DEFAULT_WORKER_WAIT, Duration::from_millis),
+                platform: platform.as_ref(),
+                prior,
+            };
+            shares = Some(coordinate(run, group_by, &mut observers).await?);
+        }
+        (None, Some(shard)) => {
+            execute_shard(group_by, shard, &participants, &exec_plan, &mut observers).await?
+        }
+        (None, None) => {
+            execute(
+                group_by,
+                &participants,
+                &exec_plan,
+                &mut observers,
+                platform.as_ref(),
+            )
+            .await?
+        }
+    }
     if let Some(progress) = &mut progress {
         progress.clear();
     }
@@ -181,6 +320,9 @@ pub(super) async fn run(task_path: &Path, argv: &[String]) -> Result<ExitCode> {
     };
     for line in closing.done_lines() {
         reporter.console.line(&line);
+    }
+    if let Some(shares) = &shares {
+        reporter.console.line(&worker_shares_line(shares));
     }
     let completed_at = SystemTime::now();
     let counts = tally.task_counts();
@@ -241,6 +383,69 @@ async fn execute(
     }
 }
 
+/// Runs the participant slots of one static shard (`--shard i/N`, see `exec::Shard`).
+async fn execute_shard(
+    group_by: GroupBy,
+    shard: Shard,
+    participants: &[ParticipantRun<SlotConfig>],
+    plan: &ExecPlan,
+    observer: &mut dyn RunObserver,
+) -> Result<()> {
+    match group_by {
+        GroupBy::Round => {
+            let held: Vec<ParticipantRun<SlotConfig>> = participants
+                .iter()
+                .enumerate()
+                .filter(|(position, _)| shard.runs_rounds_of(*position))
+                .map(|(_, participant)| participant.clone())
+                .collect();
+            if held.is_empty() {
+                return Ok(());
+            }
+            exec::run_rounds(&held, plan, observer).await
+        }
+        GroupBy::Participant => {
+            for (position, participant) in participants.iter().enumerate() {
+                if plan.stop.is_stopping() {
+                    break;
+                }
+                exec::run_participant_shard(participant, position, shard, plan, observer).await?;
+            }
+            Ok(())
+        }
+    }
+}
+
+/// The run's flags as workers get them: without `--dispatch` (a worker runs the tasks).
+fn without_dispatch(argv: &[String]) -> Vec<String> {
+    let mut kept = Vec::with_capacity(argv.len());
+    let mut words = argv.iter();
+    while let Some(word) = words.next() {
+        if word == "--dispatch" {
+            words.next();
+        } else if !word.starts_with("--dispatch=") {
+            kept.push(word.clone());
+        }
+    }
+    kept
+}
+
+/// `Workers: w1 60 tasks (50%), w2 60 tasks (50%)`: who ran the dispatched run's tasks.
+fn worker_shares_line(shares: &WorkerShares) -> String {
+    let total: u64 = shares.values().sum();
+    if total == 0 {
+        return "Workers: none recorded a task".to_owned();
+    }
+    let parts: Vec<String> = shares
+        .iter()
+        .map(|(worker, tasks)| {
+            let percent = *tasks as f64 * 100.0 / total as f64;
+            format!("{worker} {tasks} tasks ({percent:.1}%)")
+        })
+        .collect();
+    format!("Workers: {}", parts.join(", "))
+}
+
 /// A run id: a UUIDv7 of the start time (milliseconds, so ids sort by start) and 74 random
 /// bits, so two runs never share an id (the platform's idempotency keys start with it).
 fn run_id(started_at: SystemTime) -> String {
@@ -259,6 +464,26 @@ fn run_id(started_at: SystemTime) -> String {
 mod tests {
     use super::*;
     use std::time::Duration;
+
+    #[test]
+    fn workers_get_the_flags_without_dispatch() {
+        let argv: Vec<String> = [
+            "--dispatch",
+            "nats://a:1",
+            "-q",
+            "--dispatch=nats://b:2",
+            "--out",
+            "x",
+        ]
+        .map(String::from)
+        .to_vec();
+        assert_eq!(without_dispatch(&argv), ["-q", "--out", "x"]);
+        let shares = WorkerShares::from([("w1".to_owned(), 1), ("w2".to_owned(), 3)]);
+        assert_eq!(
+            worker_shares_line(&shares),
+            "Workers: w1 1 tasks (25.0%), w2 3 tasks (75.0%)"
+        );
+    }
 
     #[test]
     fn run_ids_sort_by_start_and_differ_within_a_millisecond() {

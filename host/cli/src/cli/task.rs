@@ -55,7 +55,12 @@ pub(super) async fn prepare(task_path: &Path, argv: &[String]) -> Result<Prepare
         eprintln!("{warning}");
     }
     let selected = plan::select_participants(&config.participants, resolved.providers.as_deref())?;
-    let (available, skipped) = plan::filter_by_env(selected, |name| std::env::var(name).ok());
+    // A dispatched run's participants need their env vars on the workers, not here.
+    let (available, skipped) = if flags.dispatch.is_some() {
+        (selected, Vec::new())
+    } else {
+        plan::filter_by_env(selected, |name| std::env::var(name).ok())
+    };
     let exec_plan = ExecPlan {
         schedule: Arc::new(plan::Schedule::for_run(&config, &resolved)),
         concurrency: resolved.concurrency,

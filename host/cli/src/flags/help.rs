@@ -125,6 +125,22 @@ const GROUPS: &[(&str, &[(&str, &str)])] = &[
             ),
             ("-q, --quiet", "print only errors and the final summary"),
             (
+                "--dispatch nats://HOST:PORT",
+                "coordinate the run: bench workers on that NATS server run its tasks",
+            ),
+            (
+                "--worker-wait DURATION",
+                "with --dispatch: wait for a worker able to run each participant (default 30s)",
+            ),
+            (
+                "--ack-wait DURATION",
+                "with --dispatch: a unit goes to another worker after this silence (default 30s)",
+            ),
+            (
+                "--shard i/N",
+                "run only static shard i of N (0-based; join them with bench merge)",
+            ),
+            (
                 "--per-task-lines",
                 "a line per task even on a terminal (instead of a progress bar)",
             ),

@@ -7,14 +7,16 @@ mod pacing;
 mod participant;
 mod round;
 mod runner;
+mod shard;
 mod slot;
 mod stop;
 #[cfg(test)]
-mod test_support;
+pub(crate) mod test_support;
 
-pub use participant::run_participant;
+pub use participant::{run_participant, run_participant_shard};
 pub use round::run_rounds;
 pub use runner::{SlotFactory, TaskRunner};
+pub use shard::{Shard, MAX_SHARDS};
 pub use slot::SlotConfig;
 pub use stop::RunStop;
 

@@ -1,6 +1,7 @@
 //! groupBy `participant`: participants one after another; for each, `concurrency` slots
 //! (each its own [`TaskRunner`]) pull the next schedule index from one counter; the stagger ramp is anchored to the
-//! first start (spec §3.2–3.3).
+//! first start (spec §3.2–3.3). A static shard runs only its slots, each its own stride of
+//! the schedule ([`Shard`]).
 //!
 //! Once the run's stop is thrown no task starts; the running ones finish (or are
 //! interrupted by their slot) and the participant ends with the records it has.
@@ -11,6 +12,7 @@
 //! as it is collected; no record is kept.
 
 use super::pacing::{flush_ticker, flushing_while, Ramp};
+use super::shard::{Shard, Stride};
 use super::{task_finished, ExecPlan, Finishes, ParticipantRun, SlotFactory, TaskRunner};
 use crate::events::{Finished, RunEvent, RunObserver};
 use anyhow::Result;
@@ -28,13 +30,43 @@ pub async fn run_participant<F: SlotFactory>(
     plan: &ExecPlan,
     observer: &mut dyn RunObserver,
 ) -> Result<()> {
+    let slots = slot_count(plan);
+    let counter = Arc::new(AtomicUsize::new(0));
+    let sources = (0..slots)
+        .map(|_| NextIndex::Shared(counter.clone()))
+        .collect();
+    run_slots(participant, plan, sources, observer).await
+}
+
+/// Runs the slots of participant number `position` that `shard` holds, each its own
+/// stride of the schedule; nothing (not even the participant's start) when it holds none.
+pub async fn run_participant_shard<F: SlotFactory>(
+    participant: &ParticipantRun<F>,
+    position: usize,
+    shard: Shard,
+    plan: &ExecPlan,
+    observer: &mut dyn RunObserver,
+) -> Result<()> {
+    let strides = shard.strides(position, plan);
+    if strides.is_empty() {
+        return Ok(());
+    }
+    let sources = strides.into_iter().map(NextIndex::Strided).collect();
+    run_slots(participant, plan, sources, observer).await
+}
+
+/// The slots that pull schedule indices from `sources` (one each).
+async fn run_slots<F: SlotFactory>(
+    participant: &ParticipantRun<F>,
+    plan: &ExecPlan,
+    sources: Vec<NextIndex>,
+    observer: &mut dyn RunObserver,
+) -> Result<()> {
     let name = participant.name.as_str();
     observer.observe(RunEvent::ParticipantStarted { participant: name })?;
-    let slots = slot_count(plan);
-    let finishes = if slots == 1 {
-        run_inline(participant, plan, observer).await?
-    } else {
-        run_pool(participant, plan, slots, observer).await?
+    let finishes = match <[NextIndex; 1]>::try_from(sources) {
+        Ok([source]) => run_inline(participant, plan, source, observer).await?,
+        Err(sources) => run_pool(participant, plan, sources, observer).await?,
     };
     observer.observe(RunEvent::Flush)?;
     observer.observe(RunEvent::ParticipantFinished {
@@ -42,6 +74,28 @@ pub async fn run_participant<F: SlotFactory>(
         tasks: finishes.tasks,
         succeeded: finishes.succeeded,
     })
+}
+
+/// Where a slot takes its next schedule index from.
+enum NextIndex {
+    /// One counter shared by all the participant's slots (a whole run).
+    Shared(Arc<AtomicUsize>),
+    /// The slot's own stride (a shard).
+    Strided(Stride),
+}
+
+impl NextIndex {
+    /// The next schedule index (past the schedule's end once the slot is done).
+    fn take(&mut self) -> usize {
+        match self {
+            Self::Shared(counter) => counter.fetch_add(1, Ordering::Relaxed),
+            Self::Strided(stride) => {
+                let index = stride.first;
+                stride.first = stride.first.saturating_add(stride.step);
+                index
+            }
+        }
+    }
 }
 
 /// The slots a participant opens: `concurrency`, but no more than it has tasks.
@@ -52,6 +106,7 @@ pub(super) fn slot_count(plan: &ExecPlan) -> usize {
 async fn run_inline<F: SlotFactory>(
     participant: &ParticipantRun<F>,
     plan: &ExecPlan,
+    mut source: NextIndex,
     observer: &mut dyn RunObserver,
 ) -> Result<Finishes> {
     let total = plan.schedule.len();
@@ -59,7 +114,11 @@ async fn run_inline<F: SlotFactory>(
     let ramp = Ramp::new(plan.stagger_delay_ms);
     let mut ticker = flush_ticker();
     let mut finishes = Finishes::default();
-    for index in 0..total {
+    loop {
+        let index = source.take();
+        if index >= total {
+            break;
+        }
         if plan.stop.unless_stopped(ramp.wait(index)).await.is_none() {
             break;
         }
@@ -73,22 +132,21 @@ async fn run_inline<F: SlotFactory>(
 async fn run_pool<F: SlotFactory>(
     participant: &ParticipantRun<F>,
     plan: &ExecPlan,
-    slots: usize,
+    sources: Vec<NextIndex>,
     observer: &mut dyn RunObserver,
 ) -> Result<Finishes> {
     let total = plan.schedule.len();
-    let next_index = Arc::new(AtomicUsize::new(0));
     let ramp = Arc::new(Ramp::new(plan.stagger_delay_ms));
     let done: Arc<Mutex<Vec<Finished>>> = Arc::default();
     let mut workers = JoinSet::new();
-    for _ in 0..slots {
+    for mut source in sources {
         let mut slot = participant.slots.open_slot();
         let schedule = plan.schedule.clone();
-        let (next_index, ramp, done) = (next_index.clone(), ramp.clone(), done.clone());
+        let (ramp, done) = (ramp.clone(), done.clone());
         let stop = plan.stop.clone();
         workers.spawn(async move {
             while !stop.is_stopping() {
-                let index = next_index.fetch_add(1, Ordering::Relaxed);
+                let index = source.take();
                 if index >= total {
                     break;
                 }
@@ -404,5 +462,56 @@ mod tests {
             .unwrap_err();
         assert_eq!(error.to_string(), "disk full");
         assert_eq!(journal.started(), [("a", 0)]);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_shard_runs_only_its_slots_strides_each_in_its_own_slot() {
+        let plan = plan(10, 3, 0.0);
+        let mut ran = Vec::new();
+        for (index, opened, tasks) in [(0, 2, 7), (1, 1, 3)] {
+            let journal = Arc::default();
+            let fake = participant("a", &journal, takes(5));
+            let shard = Shard { index, count: 2 };
+            let mut tape = Tape::default();
+            run_participant_shard(&fake, 0, shard, &plan, &mut tape)
+                .await
+                .unwrap();
+            assert_eq!(journal.slots_opened(), opened, "shard {index}");
+            let by_slot = |slot| -> Vec<u32> {
+                let ran = journal.ran();
+                ran.iter()
+                    .filter(|r| r.slot == slot)
+                    .map(|r| r.index)
+                    .collect()
+            };
+            if index == 0 {
+                assert_eq!(by_slot(0), [0, 3, 6, 9]);
+                assert_eq!(by_slot(1), [2, 5, 8]);
+            } else {
+                assert_eq!(by_slot(0), [1, 4, 7]);
+            }
+            let finished = tape.without_flushes();
+            assert_eq!(
+                finished.last(),
+                Some(&Seen::ParticipantFinished("a".into(), tasks, tasks))
+            );
+            assert!(finished.contains(&Seen::TaskFinished("a".into(), index, 10)));
+            ran.extend(journal.ran().into_iter().map(|r| r.index));
+        }
+        ran.sort_unstable();
+        assert_eq!(ran, (0..10).collect::<Vec<u32>>());
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_shard_without_slots_of_a_participant_reports_nothing_of_it() {
+        let journal = Arc::default();
+        let fake = participant("a", &journal, takes(5));
+        let mut tape = Tape::default();
+        let shard = Shard { index: 2, count: 3 };
+        run_participant_shard(&fake, 0, shard, &plan(4, 2, 0.0), &mut tape)
+            .await
+            .unwrap();
+        assert!(tape.events.is_empty());
+        assert_eq!(journal.slots_opened(), 0);
     }
 }

@@ -83,6 +83,7 @@ impl TaskRunner for SandboxSlot {
                     return Finished {
                         record,
                         log: Vec::new(),
+                        worker: None,
                     };
                 }
             },
@@ -140,7 +141,11 @@ impl TaskRunner for SandboxSlot {
         if reusable && !self.config.fresh_instance {
             self.live = Some(live);
         }
-        Finished { record, log }
+        Finished {
+            record,
+            log,
+            worker: None,
+        }
     }
 }
 

@@ -157,12 +157,13 @@ impl TaskRunner for FakeRunner {
         Finished {
             record,
             log: vec![format!("[task {index}] done")],
+            worker: None,
         }
     }
 }
 
 /// A fake participant whose task `i` behaves as `behaviour(i)`.
-pub(super) fn participant(
+pub(crate) fn participant(
     name: &'static str,
     journal: &Arc<Journal>,
     behaviour: impl Fn(u32) -> Behaviour + Send + Sync + 'static,
@@ -178,7 +179,7 @@ pub(super) fn participant(
 }
 
 /// Every task takes `ms` milliseconds and succeeds.
-pub(super) fn takes(ms: u64) -> impl Fn(u32) -> Behaviour + Send + Sync + 'static {
+pub(crate) fn takes(ms: u64) -> impl Fn(u32) -> Behaviour + Send + Sync + 'static {
     move |_| Behaviour {
         delay: Duration::from_millis(ms),
         fails: false,
@@ -186,7 +187,7 @@ pub(super) fn takes(ms: u64) -> impl Fn(u32) -> Behaviour + Send + Sync + 'stati
 }
 
 /// A plan of `iterations` untagged tasks.
-pub(super) fn plan(iterations: usize, concurrency: u32, stagger_delay_ms: f64) -> ExecPlan {
+pub(crate) fn plan(iterations: usize, concurrency: u32, stagger_delay_ms: f64) -> ExecPlan {
     phased_plan(&[(None, iterations)], concurrency, stagger_delay_ms)
 }
 

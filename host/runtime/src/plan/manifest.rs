@@ -5,6 +5,7 @@
 use super::ResolvedRun;
 use crate::component::TaskComponent;
 use crate::config::{BenchmarkConfig, GroupBy};
+use crate::exec::Shard;
 use crate::js;
 use crate::record::TaskRecord;
 use serde::{Deserialize, Serialize};
@@ -46,6 +47,9 @@ pub struct RunManifest {
     /// Whether the run was stopped before its schedule ended (Ctrl-C); written only then.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub interrupted: bool,
+    /// The static shard (`--shard i/N`) this run is; written only then.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shard: Option<Shard>,
 }
 
 impl RunManifest {

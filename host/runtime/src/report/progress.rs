@@ -1,11 +1,13 @@
 //! A live progress bar on a terminal (indicatif, on stderr): one bar per participant, or
 //! one for the whole run in round mode, with tasks done out of all, failures, tasks/s and
-//! the time left. It replaces upstream's per-task lines only on a terminal; logs and pipes
-//! get those lines unchanged.
+//! the time left; in a distributed run, also each worker's share of the bar's tasks. It
+//! replaces upstream's per-task lines only on a terminal; logs and pipes get those lines
+//! unchanged.
 
 use crate::events::{RunEvent, RunObserver};
 use anyhow::Result;
 use indicatif::{ProgressBar, ProgressState, ProgressStyle};
+use std::collections::BTreeMap;
 
 /// The bar's layout.
 const TEMPLATE: &str =
@@ -21,6 +23,8 @@ pub struct ProgressBars {
     label: String,
     length: Option<u64>,
     failed: u64,
+    /// Tasks of the bar each worker ran (a distributed run).
+    workers: BTreeMap<String, u64>,
 }
 
 impl RunObserver for ProgressBars {
@@ -45,9 +49,13 @@ impl RunObserver for ProgressBars {
                 let length = self.length.unwrap_or(total as u64);
                 let label = &self.label;
                 let bar = self.bar.get_or_insert_with(|| new_bar(label, length));
-                if !finished.record.is_success() {
-                    self.failed += 1;
-                    bar.set_message(format!("{} failed ", self.failed));
+                let failed = !finished.record.is_success();
+                self.failed += u64::from(failed);
+                if let Some(worker) = &finished.worker {
+                    *self.workers.entry(worker.clone()).or_default() += 1;
+                }
+                if failed || finished.worker.is_some() {
+                    bar.set_message(message(self.failed, &self.workers));
                 }
                 bar.inc(1);
             }
@@ -67,7 +75,22 @@ impl ProgressBars {
             bar.finish_and_clear();
         }
         self.failed = 0;
+        self.workers.clear();
     }
+}
+
+/// `2 failed w1 60% w2 40% `: the failures and each worker's share, when there are any.
+fn message(failed: u64, workers: &BTreeMap<String, u64>) -> String {
+    let mut text = String::new();
+    if failed > 0 {
+        text.push_str(&format!("{failed} failed "));
+    }
+    let total: u64 = workers.values().sum();
+    for (worker, tasks) in workers {
+        let share = tasks * 100 / total.max(1);
+        text.push_str(&format!("{} {share}% ", super::console::escape(worker)));
+    }
+    text
 }
 
 fn new_bar(label: &str, length: u64) -> ProgressBar {
@@ -95,6 +118,7 @@ mod tests {
         Finished {
             record: TaskRecord::bare(0, status, 1.0),
             log: vec![],
+            worker: None,
         }
     }
 
@@ -124,6 +148,31 @@ mod tests {
         })
         .unwrap();
         assert!(bars.bar.is_none() && bar.is_finished());
+    }
+
+    #[test]
+    fn a_distributed_run_s_bar_shows_each_worker_s_share() {
+        let mut bars = ProgressBars::default();
+        for (worker, status) in [
+            ("w1", Status::Success),
+            ("w2", Status::Error),
+            ("w1", Status::Success),
+        ] {
+            let mut finished = finished(status);
+            finished.worker = Some(worker.to_owned());
+            bars.observe(RunEvent::TaskFinished {
+                participant: "a",
+                finished: &finished,
+                total: 4,
+            })
+            .unwrap();
+        }
+        assert_eq!(
+            bars.bar.clone().unwrap().message(),
+            "1 failed w1 66% w2 33% "
+        );
+        bars.clear();
+        assert!(bars.workers.is_empty());
     }
 
     #[test]

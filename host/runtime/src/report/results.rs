@@ -34,6 +34,9 @@ struct RecordLineRef<'a> {
     participant: &'a str,
     #[serde(flatten)]
     record: &'a TaskRecord,
+    /// The worker that ran the task (distributed runs only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    worker: Option<&'a str>,
 }
 
 /// Writes one run's results directory.
@@ -96,6 +99,37 @@ impl ResultsWriter {
         })
     }
 
+    /// Reopens the results directory of a run that stopped before its end, to go on with
+    /// it: records and logs are appended to; a record line cut off by the stop is removed.
+    pub fn reopen(dir: &Path, max_log_bytes: u64) -> Result<Self> {
+        let records_path = dir.join(RECORDS_NDJSON);
+        let mut records = File::options()
+            .read(true)
+            .append(true)
+            .open(&records_path)
+            .with_context(|| format!("cannot reopen {}", records_path.display()))?;
+        let mut text = Vec::new();
+        std::io::Read::read_to_end(&mut records, &mut text)
+            .with_context(|| format!("cannot read {}", records_path.display()))?;
+        let whole = text
+            .iter()
+            .rposition(|byte| *byte == b'\n')
+            .map_or(0, |end| end + 1);
+        if whole < text.len() {
+            records
+                .set_len(whole as u64)
+                .with_context(|| format!("cannot cut {}", records_path.display()))?;
+        }
+        Ok(Self {
+            dir: dir.to_owned(),
+            records: BufWriter::new(records),
+            logs: HashMap::new(),
+            open_logs: BTreeMap::new(),
+            writes: 0,
+            max_log_bytes,
+        })
+    }
+
     /// Fails when `dir` already holds a run (its `run.json` or `records.ndjson`).
     pub fn refuse_earlier_run(dir: &Path) -> Result<()> {
         if [RUN_JSON, RECORDS_NDJSON]
@@ -115,9 +149,7 @@ impl ResultsWriter {
     /// Writes the run's manifest as `run.json` (pretty-printed, replacing any earlier
     /// version).
     pub fn write_run_json(&self, manifest: &RunManifest) -> Result<()> {
-        let path = self.dir.join(RUN_JSON);
-        std::fs::write(&path, manifest.to_json_text())
-            .with_context(|| format!("cannot write {}", path.display()))
+        write_manifest(&self.dir, manifest)
     }
 
     /// Appends a finished task's record and its log lines (written out by [`Self::flush`],
@@ -126,6 +158,7 @@ impl ResultsWriter {
         let line = RecordLineRef {
             participant,
             record: &finished.record,
+            worker: finished.worker.as_deref(),
         };
         serde_json::to_writer(&mut self.records, &line)?;
         self.records.write_all(b"\n")?;
@@ -171,10 +204,7 @@ impl ResultsWriter {
         let log = match self.logs.get_mut(participant) {
             Some(log) => log,
             None => {
-                let path = self
-                    .dir
-                    .join("logs")
-                    .join(format!("{}.log", file_name(participant)));
+                let path = log_path(&self.dir, participant);
                 let log = ParticipantLog {
                     path,
                     file: None,
@@ -241,6 +271,29 @@ pub fn renamed_log_files<'a>(
         .collect()
 }
 
+/// Writes `manifest` as `dir/run.json` (pretty-printed, replacing any earlier version).
+pub(crate) fn write_manifest(dir: &Path, manifest: &RunManifest) -> Result<()> {
+    let path = dir.join(RUN_JSON);
+    std::fs::write(&path, manifest.to_json_text())
+        .with_context(|| format!("cannot write {}", path.display()))
+}
+
+/// The log file of `participant` in the results directory `dir`.
+pub(crate) fn log_path(dir: &Path, participant: &str) -> PathBuf {
+    dir.join("logs")
+        .join(format!("{}.log", file_name(participant)))
+}
+
+/// Calls `each` with the participant and record of every record in `dir`'s
+/// `records.ndjson`, in file order (nothing is kept).
+pub fn for_each_record(dir: &Path, mut each: impl FnMut(&str, &TaskRecord)) -> Result<()> {
+    let mut records = RecordsFile::open(&dir.join(RECORDS_NDJSON))?;
+    while let Some((_, line)) = records.next_record()? {
+        each(&line.participant, &line.record);
+    }
+    Ok(())
+}
+
 /// Reads a results directory's `run.json` back.
 pub fn read_manifest(dir: &Path) -> Result<RunManifest> {
     let path = dir.join(RUN_JSON);
@@ -305,6 +358,11 @@ impl RecordsFile {
         }
     }
 
+    /// The text of the line [`Self::next_record`] read last, with its newline.
+    pub(crate) fn line(&self) -> &str {
+        &self.line
+    }
+
     /// The record whose line starts at `offset` (one [`Self::next_record`] gave); reading
     /// records in file order does not seek.
     pub(crate) fn record_at(&mut self, offset: u64) -> Result<RecordLine> {
@@ -362,6 +420,28 @@ mod tests {
     }
 
     #[test]
+    fn a_reopened_directory_drops_a_cut_off_record_and_appends() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut writer = ResultsWriter::create(dir.path(), 1 << 20).unwrap();
+        writer.append("a", &finished(&[])).unwrap();
+        writer.flush().unwrap();
+        drop(writer);
+        let path = dir.path().join(RECORDS_NDJSON);
+        let mut text = std::fs::read_to_string(&path).unwrap();
+        text.push_str("{\"participant\":\"a\",\"taskI");
+        std::fs::write(&path, text).unwrap();
+        let mut writer = ResultsWriter::reopen(dir.path(), 1 << 20).unwrap();
+        writer.append("b", &finished(&[])).unwrap();
+        writer.flush().unwrap();
+        let mut seen = Vec::new();
+        for_each_record(dir.path(), |participant, record| {
+            seen.push((participant.to_owned(), record.task_index))
+        })
+        .unwrap();
+        assert_eq!(seen, [("a".to_owned(), 0), ("b".to_owned(), 0)]);
+    }
+
+    #[test]
     fn the_manifest_written_is_the_manifest_read() {
         let dir = tempfile::tempdir().unwrap();
         let writer = ResultsWriter::create(dir.path(), 1 << 20).unwrap();
@@ -386,6 +466,7 @@ mod tests {
                 steps: Vec::new(),
             },
             log: log.iter().map(|line| line.to_string()).collect(),
+            worker: None,
         }
     }
 

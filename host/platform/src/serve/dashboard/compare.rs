@@ -193,6 +193,7 @@ fn manifest(run: &Run, summary: &Value, config: &Value) -> Result<RunManifest, R
         tasks: None,
         log_files: Default::default(),
         interrupted: false,
+        shard: None,
     })
 }
 

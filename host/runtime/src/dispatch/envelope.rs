@@ -1,0 +1,299 @@
+//! What a worker sends back: a batch of finished tasks of one unit, with the worker's
+//! name. A batch is untrusted input to the coordinator: its size is bounded and every task
+//! in it is checked against the run ([`TaskLedger`](super::TaskLedger)).
+
+use super::WorkUnit;
+use crate::events::Finished;
+use crate::record::{Data, Status, TaskRecord};
+use anyhow::{bail, Context as _, Result};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// The largest batch a coordinator reads (NATS's default message limit).
+pub const MAX_BATCH_BYTES: usize = 1024 * 1024;
+
+/// Most tasks in one batch.
+const TASKS_PER_BATCH: usize = 64;
+
+/// Most bytes of the tasks of one batch (room is left for the envelope): also the most one
+/// task may take; a larger one travels without its log, or as a failed record.
+const TASK_BYTES_PER_BATCH: usize = 768 * 1024;
+
+/// The errorCode of a task whose record is too large to send.
+const RECORD_TOO_LARGE: &str = "record_too_large";
+
+/// Finished tasks of one unit, in the order they ran.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RecordBatch {
+    /// The run.
+    pub run_id: String,
+    /// The unit's [`WorkUnit::key`].
+    pub unit: String,
+    /// The worker that ran them.
+    pub worker: String,
+    /// The tasks.
+    pub tasks: Vec<TaskEntry>,
+    /// What the tasks take as JSON.
+    #[serde(skip)]
+    bytes: usize,
+}
+
+/// One finished task as it travels: its participant, record and log lines.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct TaskEntry {
+    /// The participant's name.
+    pub participant: String,
+    /// The record (timed inside the worker).
+    pub record: TaskRecord,
+    /// Lines for the participant log.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub log: Vec<String>,
+}
+
+impl TaskEntry {
+    /// The entry of a finished task, made to fit in a batch: a task larger than
+    /// [`TASK_BYTES_PER_BATCH`] travels without its log lines (one line says so), and if
+    /// it is still too large, as a failed record that says why.
+    fn fitted(participant: &str, finished: Finished) -> Self {
+        let mut entry = Self {
+            participant: participant.to_owned(),
+            record: finished.record,
+            log: finished.log,
+        };
+        if entry.size() <= TASK_BYTES_PER_BATCH {
+            return entry;
+        }
+        let index = entry.record.task_index;
+        entry.log = vec![format!(
+            "[task {index}] [warn] the task's log lines were too large to send from the worker and are left out"
+        )];
+        if entry.size() <= TASK_BYTES_PER_BATCH {
+            return entry;
+        }
+        let record = &mut entry.record;
+        record.status = Status::Error;
+        record.error_code = Some(RECORD_TOO_LARGE.to_owned());
+        record.steps.clear();
+        let phase = record
+            .data
+            .as_ref()
+            .and_then(|data| data.get("phase").cloned());
+        let mut data = Data::new();
+        data.insert(
+            "errorMessage".into(),
+            Value::String(format!(
+                "the task's record is larger than the {TASK_BYTES_PER_BATCH} bytes a worker can send"
+            )),
+        );
+        if let Some(phase) = phase {
+            data.insert("phase".into(), phase);
+        }
+        record.data = Some(data);
+        entry
+    }
+
+    /// The entry's size as JSON.
+    fn size(&self) -> usize {
+        serde_json::to_vec(self).map_or(usize::MAX, |bytes| bytes.len())
+    }
+}
+
+impl RecordBatch {
+    /// An empty batch of `unit`'s tasks run by `worker`.
+    pub fn new(run_id: &str, unit: &WorkUnit, worker: &str) -> Self {
+        Self {
+            run_id: run_id.to_owned(),
+            unit: unit.key(),
+            worker: worker.to_owned(),
+            tasks: Vec::new(),
+            bytes: 0,
+        }
+    }
+
+    /// Adds a finished task of `participant`; returns the tasks before it as a batch to
+    /// send first when they are a full batch ([`TASKS_PER_BATCH`] tasks or
+    /// [`TASK_BYTES_PER_BATCH`] bytes). Batches are cut at the same tasks on every attempt
+    /// of a unit whose records are the same size.
+    pub fn push(&mut self, participant: &str, finished: Finished) -> Option<RecordBatch> {
+        let entry = TaskEntry::fitted(participant, finished);
+        let size = entry.size();
+        let full = self.tasks.len() >= TASKS_PER_BATCH || self.bytes + size > TASK_BYTES_PER_BATCH;
+        let ready = (full && !self.tasks.is_empty()).then(|| self.take());
+        self.tasks.push(entry);
+        self.bytes += size;
+        ready
+    }
+
+    /// The tasks so far as a batch of their own; this one goes on empty.
+    pub fn take(&mut self) -> RecordBatch {
+        let batch = RecordBatch {
+            run_id: self.run_id.clone(),
+            unit: self.unit.clone(),
+            worker: self.worker.clone(),
+            tasks: std::mem::take(&mut self.tasks),
+            bytes: self.bytes,
+        };
+        self.bytes = 0;
+        batch
+    }
+
+    /// The message id that lets the transport drop a batch sent twice:
+    /// `<run>/<participant>/<first taskIndex>` (batches of a unit are cut at the same
+    /// task positions on every attempt).
+    pub fn message_id(&self) -> Option<String> {
+        let first = self.tasks.first()?;
+        Some(format!(
+            "{}/{}/{}",
+            self.run_id, first.participant, first.record.task_index
+        ))
+    }
+
+    /// The batch as JSON bytes.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        serde_json::to_vec(self).expect("a record batch serializes")
+    }
+
+    /// Reads a batch, refusing one larger than [`MAX_BATCH_BYTES`].
+    pub fn from_bytes(bytes: &[u8]) -> Result<Self> {
+        if bytes.len() > MAX_BATCH_BYTES {
+            bail!(
+                "a record batch of {} bytes is larger than the {MAX_BATCH_BYTES}-byte limit",
+                bytes.len()
+            );
+        }
+        serde_json::from_slice(bytes).context("a record batch is not valid JSON of a batch")
+    }
+
+    /// Each task as the coordinator's observers see it, noting the worker.
+    pub fn into_finished(self) -> impl Iterator<Item = (String, Finished)> {
+        let worker = self.worker;
+        self.tasks.into_iter().map(move |task| {
+            let finished = Finished {
+                record: task.record,
+                log: task.log,
+                worker: Some(worker.clone()),
+            };
+            (task.participant, finished)
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::record::Status;
+
+    fn unit() -> WorkUnit {
+        WorkUnit {
+            participant: "a".into(),
+            first: 2,
+            step: 3,
+            count: 2,
+            ramp_anchor_ms: None,
+        }
+    }
+
+    #[test]
+    fn a_batch_round_trips_and_names_its_first_task() {
+        let mut batch = RecordBatch::new("run-1", &unit(), "w1");
+        assert_eq!(batch.message_id(), None);
+        for index in [2, 5] {
+            let finished = Finished {
+                record: TaskRecord::bare(index, Status::Success, 1.5),
+                log: vec![format!("line {index}")],
+                worker: None,
+            };
+            assert!(batch.push("a", finished).is_none());
+        }
+        assert_eq!(batch.unit, "a/2/3");
+        assert_eq!(batch.message_id().as_deref(), Some("run-1/a/2"));
+        let read = RecordBatch::from_bytes(&batch.to_bytes()).unwrap();
+        let tasks: Vec<(String, u32, Vec<String>, Option<String>)> = read
+            .into_finished()
+            .map(|(p, f)| (p, f.record.task_index, f.log, f.worker))
+            .collect();
+        assert_eq!(
+            tasks[1],
+            ("a".into(), 5, vec!["line 5".into()], Some("w1".into()))
+        );
+    }
+
+    fn finished(index: u32, log_bytes: usize, data_bytes: usize) -> Finished {
+        let mut record = TaskRecord::bare(index, Status::Success, 1.0);
+        let mut data = Data::new();
+        data.insert("phase".into(), "warm".into());
+        data.insert("blob".into(), "x".repeat(data_bytes).into());
+        record.data = Some(data);
+        Finished {
+            record,
+            log: vec!["l".repeat(log_bytes)],
+            worker: None,
+        }
+    }
+
+    #[test]
+    fn batches_are_cut_at_64_tasks_or_768_kib() {
+        let mut batch = RecordBatch::new("r", &unit(), "w");
+        let mut sent = Vec::new();
+        for index in 0..130 {
+            sent.extend(batch.push("a", finished(index, 0, 0)));
+        }
+        let sizes: Vec<usize> = sent.iter().map(|b| b.tasks.len()).collect();
+        assert_eq!((sizes, batch.tasks.len()), (vec![64, 64], 2));
+        assert_eq!(sent[1].message_id().as_deref(), Some("r/a/64"));
+
+        let mut batch = RecordBatch::new("r", &unit(), "w");
+        let big = 300 * 1024;
+        let sent: Vec<RecordBatch> = (0..5)
+            .filter_map(|i| batch.push("a", finished(i, 0, big)))
+            .collect();
+        assert_eq!(
+            sent.iter().map(|b| b.tasks.len()).collect::<Vec<_>>(),
+            [2, 2]
+        );
+        assert!(sent.iter().all(|b| b.to_bytes().len() <= MAX_BATCH_BYTES));
+    }
+
+    #[test]
+    fn a_task_too_large_to_send_loses_its_log_then_its_record() {
+        let mut batch = RecordBatch::new("r", &unit(), "w");
+        batch.push("a", finished(0, 900 * 1024, 10));
+        let entry = &batch.tasks[0];
+        assert!(entry.record.is_success());
+        assert!(
+            entry.log[0].contains("log lines were too large to send"),
+            "{:?}",
+            entry.log
+        );
+
+        batch.push("a", finished(1, 10, 900 * 1024));
+        let record = &batch.tasks[1].record;
+        assert_eq!(record.status, Status::Error);
+        assert_eq!(record.error_code.as_deref(), Some("record_too_large"));
+        let data = record.data.as_ref().unwrap();
+        assert_eq!(data["phase"], "warm");
+        assert!(data["errorMessage"]
+            .as_str()
+            .unwrap()
+            .contains("larger than the 786432 bytes"));
+        assert!(batch.take().to_bytes().len() <= MAX_BATCH_BYTES);
+    }
+
+    #[test]
+    fn an_oversized_or_foreign_batch_is_refused() {
+        let huge = vec![b' '; MAX_BATCH_BYTES + 1];
+        let error = RecordBatch::from_bytes(&huge).unwrap_err();
+        assert!(
+            error
+                .to_string()
+                .contains("larger than the 1048576-byte limit"),
+            "{error}"
+        );
+        let error = RecordBatch::from_bytes(b"{\"runId\": 3}").unwrap_err();
+        assert!(
+            error.to_string().contains("not valid JSON of a batch"),
+            "{error}"
+        );
+    }
+}

@@ -1,0 +1,177 @@
+//! Work units: one participant slot's run of schedule indices (`first, first + step, …`,
+//! `count` of them), so that a participant's concurrency is the number of its units in
+//! flight across all workers, as it is the number of its slots on one machine.
+
+use crate::events::Finished;
+use crate::exec::{ExecPlan, TaskRunner};
+use serde::{Deserialize, Serialize};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use tokio::sync::mpsc;
+
+/// One slot's run of one participant's task indices.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct WorkUnit {
+    /// The participant's name.
+    pub participant: String,
+    /// The first schedule index.
+    pub first: u32,
+    /// The distance between consecutive indices (at least 1).
+    pub step: u32,
+    /// How many indices.
+    pub count: u32,
+    /// The stagger ramp's anchor (Unix milliseconds): task `i` starts no earlier than
+    /// `anchor + i × staggerDelayMs`; `None` without a ramp.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ramp_anchor_ms: Option<u64>,
+}
+
+impl WorkUnit {
+    /// The unit's schedule indices, in order.
+    pub fn indices(&self) -> impl Iterator<Item = u32> + '_ {
+        (0..self.count).map(|n| self.first + n * self.step.max(1))
+    }
+
+    /// A name of the unit unique within its run: `<participant>/<first>/<step>`.
+    pub fn key(&self) -> String {
+        format!("{}/{}/{}", self.participant, self.first, self.step)
+    }
+}
+
+/// A participant's units in participant mode: one per slot (its concurrency, at most one
+/// per task), slot `s` running indices `s, s + S, …`; anchored at `anchor` when the plan
+/// staggers.
+pub fn participant_units(name: &str, plan: &ExecPlan, anchor: SystemTime) -> Vec<WorkUnit> {
+    let total = plan.schedule.len() as u32;
+    let slots = (plan.concurrency).min(total).max(1);
+    (0..slots.min(total))
+        .map(|first| WorkUnit {
+            participant: name.to_owned(),
+            first,
+            step: slots,
+            count: (total - first).div_ceil(slots),
+            ramp_anchor_ms: (plan.stagger_delay_ms > 0.0).then(|| unix_ms(anchor)),
+        })
+        .collect()
+}
+
+/// Round `round`'s units in round mode: task `round` of every participant, in order.
+pub fn round_units(round: u32, participants: &[String]) -> Vec<WorkUnit> {
+    participants
+        .iter()
+        .map(|name| WorkUnit {
+            participant: name.clone(),
+            first: round,
+            step: 1,
+            count: 1,
+            ramp_anchor_ms: None,
+        })
+        .collect()
+}
+
+/// Runs a unit's tasks one after another on `runner` (honouring the plan's stagger ramp
+/// and its stop), sending each finished task to `finished`; returns how many ran. Stops
+/// early when the receiver is gone.
+pub async fn run_unit<R: TaskRunner>(
+    runner: &mut R,
+    unit: &WorkUnit,
+    plan: &ExecPlan,
+    finished: &mpsc::Sender<Finished>,
+) -> usize {
+    let mut ran = 0;
+    for index in unit.indices() {
+        if index as usize >= plan.schedule.len() || plan.stop.is_stopping() {
+            break;
+        }
+        if let Some(anchor) = unit.ramp_anchor_ms {
+            let due = Duration::from_millis(anchor)
+                + Duration::from_secs_f64(f64::from(index) * plan.stagger_delay_ms / 1000.0);
+            let wait = due.saturating_sub(since_epoch(SystemTime::now()));
+            if plan
+                .stop
+                .unless_stopped(tokio::time::sleep(wait))
+                .await
+                .is_none()
+            {
+                break;
+            }
+        }
+        let phase = plan.schedule.phase_at(index as usize);
+        let done = runner.run(index, phase).await;
+        ran += 1;
+        if finished.send(done).await.is_err() {
+            break;
+        }
+    }
+    ran
+}
+
+fn since_epoch(at: SystemTime) -> Duration {
+    at.duration_since(UNIX_EPOCH).unwrap_or_default()
+}
+
+fn unix_ms(at: SystemTime) -> u64 {
+    since_epoch(at).as_millis() as u64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::exec::test_support::{participant, plan, takes};
+    use crate::exec::SlotFactory;
+    use std::sync::Arc;
+
+    #[test]
+    fn a_participant_s_units_are_its_slots_strides_covering_the_schedule_once() {
+        let ten = plan(10, 3, 0.0);
+        let units = participant_units("a", &ten, UNIX_EPOCH);
+        let strides: Vec<Vec<u32>> = units.iter().map(|u| u.indices().collect()).collect();
+        assert_eq!(strides, [vec![0, 3, 6, 9], vec![1, 4, 7], vec![2, 5, 8]]);
+        assert_eq!(units[1].key(), "a/1/3");
+        assert!(units.iter().all(|unit| unit.ramp_anchor_ms.is_none()));
+        // Fewer tasks than concurrency: one unit per task.
+        assert_eq!(
+            participant_units("a", &plan(2, 8, 0.0), UNIX_EPOCH).len(),
+            2
+        );
+        let staggered = participant_units("a", &plan(2, 1, 5.0), UNIX_EPOCH);
+        assert_eq!(staggered[0].ramp_anchor_ms, Some(0));
+        let json = serde_json::to_string(&units[0]).unwrap();
+        assert_eq!(json, r#"{"participant":"a","first":0,"step":3,"count":4}"#);
+        assert_eq!(serde_json::from_str::<WorkUnit>(&json).unwrap(), units[0]);
+    }
+
+    #[test]
+    fn a_round_holds_one_task_of_every_participant() {
+        let units = round_units(4, &["a".to_owned(), "b".to_owned()]);
+        let tasks: Vec<(&str, Vec<u32>)> = units
+            .iter()
+            .map(|u| (u.participant.as_str(), u.indices().collect()))
+            .collect();
+        assert_eq!(tasks, [("a", vec![4]), ("b", vec![4])]);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_unit_runs_its_indices_in_order_and_stops_with_the_run() {
+        let journal = Arc::default();
+        let fake = participant("a", &journal, takes(2));
+        let plan = plan(10, 3, 0.0);
+        let unit = participant_units("a", &plan, UNIX_EPOCH).remove(1);
+        let (sender, mut receiver) = mpsc::channel(16);
+        let ran = run_unit(&mut fake.slots.open_slot(), &unit, &plan, &sender).await;
+        assert_eq!(ran, 3);
+        drop(sender);
+        let mut indices = Vec::new();
+        while let Some(finished) = receiver.recv().await {
+            indices.push(finished.record.task_index);
+        }
+        assert_eq!(indices, [1, 4, 7]);
+
+        plan.stop.stop_scheduling();
+        let (sender, _receiver) = mpsc::channel(16);
+        assert_eq!(
+            run_unit(&mut fake.slots.open_slot(), &unit, &plan, &sender).await,
+            0
+        );
+    }
+}
