@@ -2,6 +2,7 @@
 //! language, build with that language's toolchain, and skip the build when no source
 //! changed since the last one.
 
+mod cache;
 mod fingerprint;
 mod javascript;
 mod python;

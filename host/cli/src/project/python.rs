@@ -3,7 +3,8 @@
 //! virtual environment's site-packages, as componentize-py finds them.
 
 use super::fingerprint::Fingerprint;
-use super::{build_if_changed, sdk, tool, wit};
+use super::sdk::Sdk;
+use super::{build_if_changed, tool, wit};
 use anyhow::{bail, Context as _, Result};
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -29,13 +30,7 @@ pub(super) fn build(dir: &Path) -> Result<PathBuf> {
             dir.display()
         );
     }
-    let sdk = sdk::python();
-    if !sdk.join("bench_task").is_dir() {
-        bail!(
-            "the Python SDK is not at {} (set BENCH_SDK_DIR to a bench checkout)",
-            sdk.display()
-        );
-    }
+    let sdk = Sdk::locate()?.python();
     let fingerprint = Fingerprint::of(&[dir, &sdk], wit::contents().chain([SHIM]))?;
     build_if_changed(dir, &fingerprint, |staging| build_in(dir, &sdk, staging))
 }
