@@ -11,6 +11,7 @@ mod failure_gates;
 mod guest_errors;
 mod guest_http;
 mod hardening;
+mod one_file;
 mod outbound_http;
 mod platform;
 mod platform_delivery;

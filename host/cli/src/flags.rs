@@ -18,7 +18,7 @@ use bench_runtime::sandbox::grants::SandboxOverrides;
 
 /// Usage text of `bench run`.
 pub(crate) const RUN_USAGE: &str = "Usage:
-  bench run <task.wasm | task-dir> [--shape name] [--provider a,b] [--run-key key]
+  bench run <task.wasm | task-dir | task-file> [--shape name] [--provider a,b] [--run-key key]
       [--benchmark slug] [--name \"My benchmark\"]
       [--iterations N] [--concurrency N] [--stagger-delay-ms N] [--group-by participant|round]
       [--no-ingest | --dry-run] [--out DIR] [--fresh-instance]
@@ -899,7 +899,7 @@ mod tests {
 
     #[test]
     fn usage_starts_with_usage() {
-        assert!(RUN_USAGE.starts_with("Usage:\n  bench run <task.wasm | task-dir>"));
+        assert!(RUN_USAGE.starts_with("Usage:\n  bench run <task.wasm | task-dir | task-file>"));
         assert!(RUN_USAGE.contains("[--out DIR] [--fresh-instance]"));
     }
 }

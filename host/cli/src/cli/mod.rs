@@ -48,22 +48,22 @@ fn version_text() -> &'static str {
 
 #[derive(Debug, Subcommand)]
 enum Command {
-    /// Run a benchmark task (a .wasm component or a task project directory).
+    /// Run a benchmark task (a .wasm component, a task project directory or one task file).
     #[command(
         disable_help_flag = true,
-        override_usage = "bench run <task.wasm | task-dir> [flags]"
+        override_usage = "bench run <task.wasm | task-dir | task-file> [flags]"
     )]
     Run(TaskArgs),
     /// Validate a task's config, participants and environment without running it.
     #[command(
         disable_help_flag = true,
-        override_usage = "bench check <task.wasm | task-dir> [flags]"
+        override_usage = "bench check <task.wasm | task-dir | task-file> [flags]"
     )]
     Check(TaskArgs),
     /// Show a task's exports and imports and what each participant's sandbox will get.
     #[command(
         disable_help_flag = true,
-        override_usage = "bench inspect <task.wasm | task-dir> [flags]"
+        override_usage = "bench inspect <task.wasm | task-dir | task-file> [flags]"
     )]
     Inspect(TaskArgs),
     /// Build a task project into a component and print its path.
@@ -101,8 +101,9 @@ enum Command {
 
 #[derive(Debug, Args)]
 struct TaskArgs {
-    /// The task (a .wasm component or a task project directory) and the flags below; bench's
-    /// flags may come before or after the task, the task's own flags after it.
+    /// The task (a .wasm component, a task project directory or one .js/.ts/.py task file)
+    /// and the flags below; bench's flags may come before or after the task, the task's own
+    /// flags after it.
     #[arg(
         value_name = "TASK AND FLAGS",
         trailing_var_arg = true,

@@ -5,6 +5,7 @@
 mod cache;
 mod fingerprint;
 mod javascript;
+mod one_file;
 mod python;
 mod rust;
 pub(crate) mod sdk;
@@ -13,6 +14,7 @@ mod wit;
 
 use anyhow::{bail, Result};
 use fingerprint::Fingerprint;
+use one_file::TaskFile;
 use std::path::{Path, PathBuf};
 
 pub(crate) use javascript::{COMPONENTIZE_JS_VERSION, ESBUILD_VERSION, PREVIEW2_SHIM_VERSION};
@@ -44,13 +46,16 @@ impl Language {
     }
 }
 
-/// Resolves what `bench run`/`bench check` were given: a `.wasm` file as is, a project
-/// directory built first.
+/// Resolves what `bench run`/`bench check` were given: a `.wasm` file as is; a project
+/// directory, or one JavaScript/TypeScript/Python task file, built first.
 pub(crate) fn resolve_task(path: &Path) -> Result<PathBuf> {
     if path.is_dir() {
         build(path)
     } else if path.exists() {
-        Ok(path.to_owned())
+        match TaskFile::of(path)? {
+            TaskFile::Component => Ok(path.to_owned()),
+            kind => build(&one_file::project_for(path, kind)?),
+        }
     } else {
         bail!("{} does not exist", path.display())
     }
