@@ -5,6 +5,7 @@
 mod support;
 
 mod bad_input;
+mod build_progress;
 mod cli;
 mod compare;
 mod failure_gates;

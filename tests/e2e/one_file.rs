@@ -15,7 +15,7 @@ use tempfile::TempDir;
 
 /// The `bench new` template of `template` (a path under the scaffold templates), with the
 /// benchmark named `name`.
-fn task_source(template: &str, name: &str) -> String {
+pub(crate) fn task_source(template: &str, name: &str) -> String {
     let path = root()
         .join("host/cli/src/scaffold/templates")
         .join(template);
@@ -59,7 +59,7 @@ fn modified(path: &Path) -> SystemTime {
 }
 
 /// A name no other test run uses, so each finds its own cached project.
-fn unique_name(dir: &TempDir) -> String {
+pub(crate) fn unique_name(dir: &TempDir) -> String {
     let name = dir.path().file_name().unwrap().to_string_lossy();
     format!("One file {name}")
 }

@@ -10,7 +10,7 @@ use std::process::Command;
 use tempfile::TempDir;
 
 /// Runs `bench` with `args` under a pseudo-terminal; stdout is what the terminal showed.
-fn run_on_terminal(dir: &TempDir, args: &[&str]) -> Run {
+pub(crate) fn run_on_terminal(dir: &TempDir, args: &[&str]) -> Run {
     let template = bench(dir.path());
     let program = template.get_program().to_str().unwrap().to_owned();
     let words = std::iter::once(program.as_str()).chain(args.iter().copied());

@@ -3,6 +3,7 @@
 //! virtual environment's site-packages, as componentize-py finds them.
 
 use super::fingerprint::Fingerprint;
+use super::progress::BuildProgress;
 use super::sdk::Sdk;
 use super::{build_if_changed, tool, wit};
 use anyhow::{bail, Context as _, Result};
@@ -21,7 +22,7 @@ const SHIM: &str = "import app  # noqa: F401 (registers the task)\n\
                     from bench_task.component import WitWorld  # noqa: F401\n";
 
 /// Builds a Python task project and returns the component's path.
-pub(super) fn build(dir: &Path) -> Result<PathBuf> {
+pub(super) fn build(dir: &Path, progress: BuildProgress) -> Result<PathBuf> {
     let dir =
         &std::fs::canonicalize(dir).with_context(|| format!("cannot read {}", dir.display()))?;
     if !dir.join(APP_FILE).is_file() {
@@ -32,10 +33,12 @@ pub(super) fn build(dir: &Path) -> Result<PathBuf> {
     }
     let sdk = Sdk::locate()?.python();
     let fingerprint = Fingerprint::of(&[dir, &sdk], wit::contents().chain([SHIM]))?;
-    build_if_changed(dir, &fingerprint, |staging| build_in(dir, &sdk, staging))
+    build_if_changed(dir, &fingerprint, |staging| {
+        build_in(dir, &sdk, staging, progress)
+    })
 }
 
-fn build_in(dir: &Path, sdk: &Path, staging: &Path) -> Result<PathBuf> {
+fn build_in(dir: &Path, sdk: &Path, staging: &Path, progress: BuildProgress) -> Result<PathBuf> {
     let wit_dir = staging.join("wit");
     wit::write(&wit_dir)?;
     let shim_dir = staging.join("py");
@@ -60,6 +63,7 @@ fn build_in(dir: &Path, sdk: &Path, staging: &Path) -> Result<PathBuf> {
         dir,
         "componentize-py",
         &format!("pip install componentize-py=={COMPONENTIZE_PY_VERSION}"),
+        progress,
     )?;
     Ok(component)
 }
