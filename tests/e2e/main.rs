@@ -7,6 +7,7 @@ mod support;
 mod bad_input;
 mod build_progress;
 mod cli;
+mod color;
 mod compare;
 mod failure_gates;
 mod guest_errors;

@@ -6,9 +6,10 @@
 mod early;
 mod help;
 
-pub(crate) use early::{reject_typos, split_task_words};
+pub(crate) use early::{color_choice, reject_typos, split_task_words};
 pub(crate) use help::flags_help;
 
+use crate::color::ColorChoice;
 use bench_runtime::config::{is_lowercase_slug, GroupBy};
 use bench_runtime::js;
 use bench_runtime::plan::Overrides;
@@ -27,7 +28,7 @@ pub(crate) const RUN_USAGE: &str = "Usage:
       [--http-keep-alive=false]
       [--export-json FILE] [--export-csv FILE] [--export-markdown FILE] [--export-junit FILE]
       [--fail-under SCORE] [--max-failure-rate FRACTION] [--allow-all-failed] [--require-upload]
-      [--stop-grace DURATION] [-q | --quiet] [--per-task-lines]";
+      [--stop-grace DURATION] [-q | --quiet] [--per-task-lines] [--color auto|always|never]";
 
 /// The flags of one `bench run` invocation; `None` when not given.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -237,6 +238,13 @@ const FLAGS: &[FlagSpec] = &[
     valued("--stop-grace", |f, flag, v| {
         f.stop_grace_ms = Some(duration_ms(flag, v)?);
         Ok(())
+    }),
+    // Read before the build (`early::color_choice`); checked here.
+    valued("--color", |_, flag, v| match ColorChoice::parse(v) {
+        Some(_) => Ok(()),
+        None => Err(invalid(format!(
+            "{flag} expects auto, always or never (got \"{v}\")"
+        ))),
     }),
 ];
 

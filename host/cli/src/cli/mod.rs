@@ -1,6 +1,7 @@
 //! Command-line interface: clap dispatches the subcommands; `run` and `check` flags follow
 //! upstream's own parser (spec §5.2) because the task's config declares extra flags.
 
+use crate::color::{self, ColorChoice};
 use crate::{flags, scaffold};
 use compare::CompareArgs;
 use report::ReportArgs;
@@ -30,6 +31,10 @@ use std::sync::OnceLock;
 pub(crate) struct Cli {
     #[command(subcommand)]
     command: Command,
+    /// Colour the summary's success column and errors: auto (on a terminal, unless NO_COLOR
+    /// is set), always or never.
+    #[arg(long, global = true, value_enum, value_name = "WHEN", default_value_t)]
+    color: ColorChoice,
 }
 
 /// `bench --version`: bench's version, then the wasmtime it links and the task contract it
@@ -116,6 +121,7 @@ struct TaskArgs {
 impl Cli {
     /// Runs the command and returns the process exit code.
     pub(crate) fn execute(self) -> ExitCode {
+        color::set(self.color);
         match self.command {
             Command::Run(args) => task_command("run", args, |task, flags| async move {
                 run::run(&task, &flags).await
@@ -151,6 +157,9 @@ where
     Fut: std::future::Future<Output = anyhow::Result<ExitCode>>,
 {
     let words = flags::split_task_words(args.args);
+    if let Some(choice) = flags::color_choice(&words.flags) {
+        color::set(choice);
+    }
     if words.help {
         print_task_help(name);
         return ExitCode::SUCCESS;
@@ -218,6 +227,13 @@ pub(crate) fn error_exit(error: &anyhow::Error) -> ExitCode {
 fn print_error(prefix: &str, error: &anyhow::Error) -> ExitCode {
     let message = format!("{error:#}");
     let lines: Vec<_> = message.split('\n').map(escape).collect();
-    eprintln!("{prefix}: {}", lines.join("\n"));
+    let style = if color::choice().stderr() {
+        anstyle::Style::new()
+            .bold()
+            .fg_color(Some(anstyle::AnsiColor::Red.into()))
+    } else {
+        anstyle::Style::new()
+    };
+    eprintln!("{style}{prefix}:{style:#} {}", lines.join("\n"));
     ExitCode::FAILURE
 }
