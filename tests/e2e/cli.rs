@@ -35,7 +35,7 @@ fn every_subcommand_has_its_own_help() {
     }
     let run = bench_in_temp(&["run", "--help"]);
     for usage in [
-        "Usage: bench run <task.wasm | task-dir> [flags]",
+        "Usage: bench run <task.wasm | task-dir | task-file> [flags]",
         "  --shape NAME                   use the config's shape NAME",
         "  --iterations N                 tasks per participant",
         "  -q, --quiet                    print only errors and the final summary",
@@ -46,7 +46,7 @@ fn every_subcommand_has_its_own_help() {
     let check = bench_in_temp(&["check", "--help"]);
     assert!(check
         .stdout
-        .contains("Usage: bench check <task.wasm | task-dir> [flags]"));
+        .contains("Usage: bench check <task.wasm | task-dir | task-file> [flags]"));
 }
 
 #[test]

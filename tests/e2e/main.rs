@@ -5,7 +5,9 @@
 mod support;
 
 mod bad_input;
+mod build_progress;
 mod cli;
+mod color;
 mod compare;
 mod dashboard;
 mod distributed;
@@ -13,6 +15,7 @@ mod failure_gates;
 mod guest_errors;
 mod guest_http;
 mod hardening;
+mod one_file;
 mod outbound_http;
 mod platform;
 mod platform_delivery;

@@ -10,8 +10,14 @@ use std::process::Command;
 use tempfile::TempDir;
 
 /// Runs `bench` with `args` under a pseudo-terminal; stdout is what the terminal showed.
-fn run_on_terminal(dir: &TempDir, args: &[&str]) -> Run {
-    let template = bench(dir.path());
+pub(crate) fn run_on_terminal(dir: &TempDir, args: &[&str]) -> Run {
+    run_on_terminal_with(dir, args, &[])
+}
+
+/// [`run_on_terminal`] with `env` set for bench.
+pub(crate) fn run_on_terminal_with(dir: &TempDir, args: &[&str], env: &[(&str, &str)]) -> Run {
+    let mut template = bench(dir.path());
+    template.envs(env.iter().copied());
     let program = template.get_program().to_str().unwrap().to_owned();
     let words = std::iter::once(program.as_str()).chain(args.iter().copied());
     let line = shlex::try_join(words).unwrap();

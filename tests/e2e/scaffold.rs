@@ -1,11 +1,13 @@
 //! End-to-end: `bench new` creates a project in each language that `bench run` builds and
 //! runs as it is (JavaScript and TypeScript projects install their npm dependencies on the
-//! first build), and a project is rebuilt only when a source changed.
+//! first build), and a project is rebuilt only when a source changed. A copy of the binary
+//! away from the checkout writes projects that do not name the checkout.
 
 use crate::support::{
-    bench::{run_bench, Run},
+    bench::{bench, run_bench, run_command, Run},
     guests::ensure_python_toolchain,
     results::{records, step, step_names},
+    root,
 };
 use serde_json::json;
 use std::path::{Path, PathBuf};
@@ -90,4 +92,76 @@ fn a_new_python_project_builds_and_runs() {
     ensure_python_toolchain();
     let (_dir, project) = new_project("python");
     run_project(&project, "results");
+}
+
+/// Every file under `dir` (outside `target/` and `node_modules/`) that mentions `needle`.
+fn files_mentioning(dir: &Path, needle: &str) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap();
+        if path.is_dir() {
+            if name != "target" && name != "node_modules" {
+                found.extend(files_mentioning(&path, needle));
+            }
+        } else if std::fs::read_to_string(&path).is_ok_and(|text| text.contains(needle)) {
+            found.push(path);
+        }
+    }
+    found
+}
+
+#[test]
+fn an_installed_binary_writes_projects_that_do_not_name_the_checkout() {
+    let dir = TempDir::new().unwrap();
+    let installed = dir.path().join("bin").join("bench");
+    std::fs::create_dir_all(installed.parent().unwrap()).unwrap();
+    std::fs::copy(env!("CARGO_BIN_EXE_bench"), &installed).unwrap();
+    let cache = dir.path().join("cache");
+    let installed_bench = |args: &[&str]| {
+        let mut command = bench(dir.path());
+        let command = command
+            .env("BENCH_CACHE_DIR", &cache)
+            .env_remove("BENCH_SDK_DIR")
+            .args(args);
+        let mut installed_command = std::process::Command::new(&installed);
+        installed_command
+            .current_dir(dir.path())
+            .args(command.get_args());
+        for (key, value) in command.get_envs() {
+            match value {
+                Some(value) => installed_command.env(key, value),
+                None => installed_command.env_remove(key),
+            };
+        }
+        run_command(&mut installed_command)
+    };
+    let checkout = root();
+    let checkout_names = [
+        checkout.display().to_string(),
+        std::fs::canonicalize(&checkout)
+            .unwrap()
+            .display()
+            .to_string(),
+    ];
+    for lang in ["rust", "js", "ts", "python"] {
+        let created = installed_bench(&["new", lang, "--lang", lang]);
+        assert_eq!(created.code, Some(0), "{lang}: {}", created.stderr);
+        for name in &checkout_names {
+            let found = files_mentioning(&dir.path().join(lang), name);
+            assert!(found.is_empty(), "{lang}: {found:?} name {name}");
+        }
+    }
+    let manifest = std::fs::read_to_string(dir.path().join("rust/Cargo.toml")).unwrap();
+    let sdk_cache = std::fs::canonicalize(cache.join("sdk")).unwrap();
+    assert!(
+        manifest.contains(&format!(
+            "bench-guest = {{ path = \"{}/",
+            sdk_cache.display()
+        )),
+        "{manifest}"
+    );
+    let run = installed_bench(&["run", "rust", "--out", "results"]);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    assert_eq!(records(&dir.path().join("results")).len(), 3);
 }

@@ -6,9 +6,10 @@
 mod early;
 mod help;
 
-pub(crate) use early::{reject_typos, split_task_words};
+pub(crate) use early::{color_choice, reject_typos, split_task_words};
 pub(crate) use help::flags_help;
 
+use crate::color::ColorChoice;
 use bench_runtime::config::{is_lowercase_slug, GroupBy};
 use bench_runtime::exec::Shard;
 use bench_runtime::js;
@@ -19,7 +20,7 @@ use bench_runtime::sandbox::grants::SandboxOverrides;
 
 /// Usage text of `bench run`.
 pub(crate) const RUN_USAGE: &str = "Usage:
-  bench run <task.wasm | task-dir> [--shape name] [--provider a,b] [--run-key key]
+  bench run <task.wasm | task-dir | task-file> [--shape name] [--provider a,b] [--run-key key]
       [--benchmark slug] [--name \"My benchmark\"]
       [--iterations N] [--concurrency N] [--stagger-delay-ms N] [--group-by participant|round]
       [--no-ingest | --dry-run] [--out DIR] [--fresh-instance]
@@ -29,7 +30,7 @@ pub(crate) const RUN_USAGE: &str = "Usage:
       [--export-json FILE] [--export-csv FILE] [--export-markdown FILE] [--export-junit FILE]
       [--export-html FILE]
       [--fail-under SCORE] [--max-failure-rate FRACTION] [--allow-all-failed] [--require-upload]
-      [--stop-grace DURATION] [-q | --quiet] [--per-task-lines] [--shard i/N]
+      [--stop-grace DURATION] [-q | --quiet] [--per-task-lines] [--color auto|always|never] [--shard i/N]
       [--dispatch nats://HOST:PORT [--worker-wait DURATION] [--ack-wait DURATION]]
   bench run --resume <results-dir>";
 
@@ -272,6 +273,13 @@ const FLAGS: &[FlagSpec] = &[
     valued("--shard", |f, _, v| {
         f.shard = Some(v.parse().map_err(invalid)?);
         Ok(())
+    }),
+    // Read before the build (`early::color_choice`); checked here.
+    valued("--color", |_, flag, v| match ColorChoice::parse(v) {
+        Some(_) => Ok(()),
+        None => Err(invalid(format!(
+            "{flag} expects auto, always or never (got \"{v}\")"
+        ))),
     }),
 ];
 
@@ -979,7 +987,7 @@ mod tests {
 
     #[test]
     fn usage_starts_with_usage() {
-        assert!(RUN_USAGE.starts_with("Usage:\n  bench run <task.wasm | task-dir>"));
+        assert!(RUN_USAGE.starts_with("Usage:\n  bench run <task.wasm | task-dir | task-file>"));
         assert!(RUN_USAGE.contains("[--out DIR] [--fresh-instance]"));
     }
 }

@@ -2,6 +2,7 @@
 //! `bench-platform` (reporting and `bench serve`).
 
 mod cli;
+mod color;
 mod flags;
 mod project;
 mod scaffold;

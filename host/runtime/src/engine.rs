@@ -175,6 +175,17 @@ impl TaskEngine {
         self.pooled
     }
 
+    /// Whether loading the component at `path` compiles it, as it is not in the cache (a
+    /// file that cannot be read is left to the load to report).
+    pub fn must_compile(&self, path: &Path) -> bool {
+        let Ok(bytes) = std::fs::read(path) else {
+            return false;
+        };
+        let digest = hex::encode(Sha256::digest(&bytes));
+        self.cache_path(&digest)
+            .is_none_or(|cache_path| !cache_path.is_file())
+    }
+
     /// Compiles a component, or loads it from the cache when these bytes were compiled
     /// before by this wasmtime version with these engine settings.
     pub(crate) fn load_component(&self, bytes: &[u8]) -> Result<Component> {

@@ -1,6 +1,7 @@
 //! Command-line interface: clap dispatches the subcommands; `run` and `check` flags follow
 //! upstream's own parser (spec §5.2) because the task's config declares extra flags.
 
+use crate::color::{self, ColorChoice};
 use crate::{flags, scaffold};
 use compare::CompareArgs;
 use merge::MergeArgs;
@@ -35,6 +36,10 @@ use std::sync::OnceLock;
 pub(crate) struct Cli {
     #[command(subcommand)]
     command: Command,
+    /// Colour the summary's success column and errors: auto (on a terminal, unless NO_COLOR
+    /// is set), always or never.
+    #[arg(long, global = true, value_enum, value_name = "WHEN", default_value_t)]
+    color: ColorChoice,
 }
 
 /// `bench --version`: bench's version, then the wasmtime it links and the task contract it
@@ -53,22 +58,22 @@ fn version_text() -> &'static str {
 
 #[derive(Debug, Subcommand)]
 enum Command {
-    /// Run a benchmark task (a .wasm component or a task project directory).
+    /// Run a benchmark task (a .wasm component, a task project directory or one task file).
     #[command(
         disable_help_flag = true,
-        override_usage = "bench run <task.wasm | task-dir> [flags]"
+        override_usage = "bench run <task.wasm | task-dir | task-file> [flags]"
     )]
     Run(TaskArgs),
     /// Validate a task's config, participants and environment without running it.
     #[command(
         disable_help_flag = true,
-        override_usage = "bench check <task.wasm | task-dir> [flags]"
+        override_usage = "bench check <task.wasm | task-dir | task-file> [flags]"
     )]
     Check(TaskArgs),
     /// Show a task's exports and imports and what each participant's sandbox will get.
     #[command(
         disable_help_flag = true,
-        override_usage = "bench inspect <task.wasm | task-dir> [flags]"
+        override_usage = "bench inspect <task.wasm | task-dir | task-file> [flags]"
     )]
     Inspect(TaskArgs),
     /// Build a task project into a component and print its path.
@@ -111,8 +116,9 @@ enum Command {
 
 #[derive(Debug, Args)]
 struct TaskArgs {
-    /// The task (a .wasm component or a task project directory) and the flags below; bench's
-    /// flags may come before or after the task, the task's own flags after it.
+    /// The task (a .wasm component, a task project directory or one .js/.ts/.py task file)
+    /// and the flags below; bench's flags may come before or after the task, the task's own
+    /// flags after it.
     #[arg(
         value_name = "TASK AND FLAGS",
         trailing_var_arg = true,
@@ -125,6 +131,7 @@ struct TaskArgs {
 impl Cli {
     /// Runs the command and returns the process exit code.
     pub(crate) fn execute(self) -> ExitCode {
+        color::set(self.color);
         match self.command {
             Command::Run(args) => {
                 match resume_dir(&args.args) {
@@ -178,6 +185,9 @@ where
     Fut: std::future::Future<Output = anyhow::Result<ExitCode>>,
 {
     let words = flags::split_task_words(args.args);
+    if let Some(choice) = flags::color_choice(&words.flags) {
+        color::set(choice);
+    }
     if words.help {
         print_task_help(name);
         return ExitCode::SUCCESS;
@@ -245,6 +255,13 @@ pub(crate) fn error_exit(error: &anyhow::Error) -> ExitCode {
 fn print_error(prefix: &str, error: &anyhow::Error) -> ExitCode {
     let message = format!("{error:#}");
     let lines: Vec<_> = message.split('\n').map(escape).collect();
-    eprintln!("{prefix}: {}", lines.join("\n"));
+    let style = if color::choice().stderr() {
+        anstyle::Style::new()
+            .bold()
+            .fg_color(Some(anstyle::AnsiColor::Red.into()))
+    } else {
+        anstyle::Style::new()
+    };
+    eprintln!("{style}{prefix}:{style:#} {}", lines.join("\n"));
     ExitCode::FAILURE
 }

@@ -2,7 +2,8 @@
 //! it again.
 
 use super::error_exit;
-use crate::flags;
+use crate::{color, flags};
+use bench_runtime::report::console::Console;
 use bench_runtime::report::export::ExportPaths;
 use bench_runtime::report::saved;
 use clap::Args;
@@ -44,6 +45,8 @@ impl ReportArgs {
             junit: self.export_junit,
             html: self.html,
         };
-        saved::report(&self.dir, &exports, self.fail_under).unwrap_or_else(|e| error_exit(&e))
+        let mut console = Console::default().with_color(color::choice().stdout());
+        saved::report(&self.dir, &exports, self.fail_under, &mut console)
+            .unwrap_or_else(|e| error_exit(&e))
     }
 }

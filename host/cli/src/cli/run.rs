@@ -112,13 +112,14 @@ async fn run_task(task_path: &Path, argv: &[String], resumed: Option<Resumed>) -
     // the lines unchanged.
     let bars =
         !prepared.flags.quiet && !prepared.flags.per_task_lines && std::io::stdout().is_terminal();
-    let mut console = if prepared.flags.quiet {
+    let console = if prepared.flags.quiet {
         Console::quiet()
     } else if bars {
         Console::without_task_lines()
     } else {
         Console::default()
     };
+    let mut console = console.with_color(crate::color::choice().stdout());
     for skipped in &prepared.skipped {
         console.line(&skipped.line());
     }

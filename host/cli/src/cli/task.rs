@@ -2,7 +2,7 @@
 //! validated, the flags parsed, the plan resolved and the sandbox grants decided.
 
 use crate::flags::{self, RunFlags};
-use crate::project;
+use crate::project::{self, progress::BuildProgress};
 use anyhow::Result;
 use bench_runtime::component::TaskComponent;
 use bench_runtime::config::{self, BenchmarkConfig, Participant};
@@ -39,11 +39,26 @@ pub(super) struct Prepared {
     pub sandboxes: usize,
 }
 
+/// The step shown while wasmtime compiles a component it has not cached yet.
+const COMPILING: &str = "compiling component (cached next time)";
+
+/// Whether the words ask for quiet output (`-q`/`--quiet`, checked before the flags are
+/// parsed, so the build is quiet too).
+fn is_quiet(argv: &[String]) -> bool {
+    argv.iter().any(|word| word == "-q" || word == "--quiet")
+}
+
 /// Loads the task and decides everything a run needs before its first task.
 pub(super) async fn prepare(task_path: &Path, argv: &[String]) -> Result<Prepared> {
-    let wasm = project::resolve_task(task_path)?;
+    let progress = BuildProgress::on_stderr(is_quiet(argv));
+    let wasm = project::resolve_task(task_path, progress)?;
     let engine = TaskEngine::new(&EngineSettings::default())?;
+    // Shown on a terminal only: piped stderr does not depend on the cache.
+    let compiling = engine
+        .must_compile(&wasm)
+        .then(|| progress.terminal_step(COMPILING));
     let task = Arc::new(TaskComponent::load(&engine, &wasm)?);
+    drop(compiling);
     let config_json = task.config_json().await?;
     let config = config::parse_config(&config_json)?;
     let no_ingest_env = std::env::var("BENCHSDK_NO_INGEST").ok();

@@ -4,6 +4,7 @@
 //! call, so a flag that is not close to one of bench's is left for then).
 
 use super::{FlagError, FLAGS};
+use crate::color::ColorChoice;
 
 /// The words of `bench run|check|inspect`, split.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -42,6 +43,22 @@ pub(crate) fn split_task_words(words: Vec<String>) -> TaskWords {
         }
     }
     TaskWords { task, flags, help }
+}
+
+/// The last valid `--color WHEN` (or `--color=WHEN`) among the flags, if any: known before
+/// the build, so its errors are coloured as asked.
+pub(crate) fn color_choice(flags: &[String]) -> Option<ColorChoice> {
+    let mut choice = None;
+    let mut words = flags.iter();
+    while let Some(word) = words.next() {
+        let value = match word.split_once('=') {
+            Some(("--color", value)) => Some(value),
+            None if word == "--color" => words.next().map(String::as_str),
+            _ => None,
+        };
+        choice = value.and_then(ColorChoice::parse).or(choice);
+    }
+    choice
 }
 
 /// Rejects flags that are not bench's but within two edits of one of its flags, saying
@@ -107,6 +124,19 @@ mod tests {
         assert_eq!(named.flags, words("--name fast"));
         assert!(named.help);
         assert_eq!(split_task_words(words("-h")).task, None);
+    }
+
+    #[test]
+    fn the_last_valid_color_choice_wins() {
+        assert_eq!(color_choice(&words("--iterations 3")), None);
+        assert_eq!(
+            color_choice(&words("--color always -q")),
+            Some(ColorChoice::Always)
+        );
+        assert_eq!(
+            color_choice(&words("--color=never --color bad")),
+            Some(ColorChoice::Never)
+        );
     }
 
     #[test]

@@ -144,6 +144,11 @@ const GROUPS: &[(&str, &[(&str, &str)])] = &[
                 "--per-task-lines",
                 "a line per task even on a terminal (instead of a progress bar)",
             ),
+            (
+                "--color WHEN",
+                "colour the summary's success column and errors: auto (on a terminal unless \
+                 NO_COLOR is set), always or never",
+            ),
             ("-h, --help", "print this help"),
         ],
     ),

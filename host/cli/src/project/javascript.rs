@@ -4,6 +4,7 @@
 //! bundle into a component.
 
 use super::fingerprint::Fingerprint;
+use super::progress::BuildProgress;
 use super::{build_if_changed, tool, wit};
 use anyhow::{bail, Context as _, Result};
 use std::path::{Path, PathBuf};
@@ -25,12 +26,12 @@ const ESBUILD: &str = "esbuild";
 
 /// Builds a JavaScript/TypeScript task project (installing its npm dependencies first when
 /// they are missing) and returns the component's path.
-pub(super) fn build(dir: &Path) -> Result<PathBuf> {
+pub(super) fn build(dir: &Path, progress: BuildProgress) -> Result<PathBuf> {
     let dir =
         &std::fs::canonicalize(dir).with_context(|| format!("cannot read {}", dir.display()))?;
     let entry = entry_module(dir)?;
     if !toolchain_installed(dir) {
-        install_dependencies(dir)?;
+        install_dependencies(dir, progress)?;
     }
     let sdk = tool::node_package(dir, SDK_PACKAGE).with_context(|| {
         format!(
@@ -56,7 +57,7 @@ pub(super) fn build(dir: &Path) -> Result<PathBuf> {
     inputs.extend(tool_versions.iter().map(String::as_str));
     let fingerprint = Fingerprint::of(&[dir, &sdk], inputs)?;
     build_if_changed(dir, &fingerprint, |staging| {
-        build_in(dir, &entry, staging, &esbuild, &componentize)
+        build_in(dir, &entry, staging, [&esbuild, &componentize], progress)
     })
 }
 
@@ -64,8 +65,8 @@ fn build_in(
     dir: &Path,
     entry: &Path,
     staging: &Path,
-    esbuild: &Path,
-    componentize: &Path,
+    [esbuild, componentize]: [&Path; 2],
+    progress: BuildProgress,
 ) -> Result<PathBuf> {
     let wit_dir = staging.join("wit");
     wit::write(&wit_dir)?;
@@ -83,12 +84,7 @@ fn build_in(
         "--log-level=warning",
     ]);
     bundler.arg(format!("--outfile={}", bundle.display()));
-    tool::run(
-        bundler,
-        dir,
-        "bundling the task with esbuild",
-        "npm install",
-    )?;
+    tool::run(bundler, dir, ESBUILD, "npm install", progress)?;
     let component = staging.join("task.wasm");
     let mut componentizer = Command::new(componentize);
     componentizer
@@ -97,7 +93,7 @@ fn build_in(
         .arg(&wit_dir)
         .args(["--world-name", wit::JS_WORLD, "-o"])
         .arg(&component);
-    tool::run(componentizer, dir, "componentize-js", "npm install")?;
+    tool::run(componentizer, dir, COMPONENTIZE_JS, "npm install", progress)?;
     Ok(component)
 }
 
@@ -144,16 +140,12 @@ fn toolchain_installed(dir: &Path) -> bool {
 }
 
 /// `npm ci` when the project has a lockfile, else `npm install`.
-fn install_dependencies(dir: &Path) -> Result<()> {
+fn install_dependencies(dir: &Path, progress: BuildProgress) -> Result<()> {
     let subcommand = if dir.join("package-lock.json").is_file() {
         "ci"
     } else {
         "install"
     };
-    eprintln!(
-        "Installing the task's npm dependencies (npm {subcommand}) in {}",
-        dir.display()
-    );
     let mut npm = Command::new("npm");
     npm.args([subcommand, "--no-audit", "--no-fund"]);
     tool::run(
@@ -161,6 +153,7 @@ fn install_dependencies(dir: &Path) -> Result<()> {
         dir,
         &format!("npm {subcommand}"),
         "install Node.js and npm",
+        progress,
     )
 }
 

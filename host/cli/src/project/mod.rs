@@ -2,8 +2,11 @@
 //! language, build with that language's toolchain, and skip the build when no source
 //! changed since the last one.
 
+mod cache;
 mod fingerprint;
 mod javascript;
+mod one_file;
+pub(crate) mod progress;
 mod python;
 mod rust;
 pub(crate) mod sdk;
@@ -12,6 +15,8 @@ mod wit;
 
 use anyhow::{bail, Result};
 use fingerprint::Fingerprint;
+use one_file::TaskFile;
+use progress::BuildProgress;
 use std::path::{Path, PathBuf};
 
 pub(crate) use javascript::{COMPONENTIZE_JS_VERSION, ESBUILD_VERSION, PREVIEW2_SHIM_VERSION};
@@ -43,24 +48,28 @@ impl Language {
     }
 }
 
-/// Resolves what `bench run`/`bench check` were given: a `.wasm` file as is, a project
-/// directory built first.
-pub(crate) fn resolve_task(path: &Path) -> Result<PathBuf> {
+/// Resolves what `bench run`/`bench check` were given: a `.wasm` file as is; a project
+/// directory, or one JavaScript/TypeScript/Python task file, built first.
+pub(crate) fn resolve_task(path: &Path, progress: BuildProgress) -> Result<PathBuf> {
     if path.is_dir() {
-        build(path)
+        build(path, progress)
     } else if path.exists() {
-        Ok(path.to_owned())
+        match TaskFile::of(path)? {
+            TaskFile::Component => Ok(path.to_owned()),
+            kind => build(&one_file::project_for(path, kind)?, progress),
+        }
     } else {
         bail!("{} does not exist", path.display())
     }
 }
 
-/// Builds a task project and returns the component's path. Build output goes to stderr.
-pub(crate) fn build(dir: &Path) -> Result<PathBuf> {
+/// Builds a task project and returns the component's path; `progress` shows the steps
+/// (and the tools' output) on stderr.
+pub(crate) fn build(dir: &Path, progress: BuildProgress) -> Result<PathBuf> {
     match Language::detect(dir) {
-        Some(Language::Rust) => rust::build(dir),
-        Some(Language::JavaScript) => javascript::build(dir),
-        Some(Language::Python) => python::build(dir),
+        Some(Language::Rust) => rust::build(dir, progress),
+        Some(Language::JavaScript) => javascript::build(dir, progress),
+        Some(Language::Python) => python::build(dir, progress),
         None => bail!(
             "{} is not a task project: expected a Cargo.toml (Rust), a package.json \
              (JavaScript/TypeScript) or a pyproject.toml or app.py (Python)",
@@ -117,7 +126,9 @@ mod tests {
     #[test]
     fn a_folder_without_markers_is_not_a_project() {
         let dir = tempfile::TempDir::new().unwrap();
-        let error = build(dir.path()).unwrap_err().to_string();
+        let error = build(dir.path(), BuildProgress::Quiet)
+            .unwrap_err()
+            .to_string();
         assert!(error.contains("is not a task project"), "{error}");
     }
 }

@@ -3,7 +3,9 @@
 //! virtual environment's site-packages, as componentize-py finds them.
 
 use super::fingerprint::Fingerprint;
-use super::{build_if_changed, sdk, tool, wit};
+use super::progress::BuildProgress;
+use super::sdk::Sdk;
+use super::{build_if_changed, tool, wit};
 use anyhow::{bail, Context as _, Result};
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -20,7 +22,7 @@ const SHIM: &str = "import app  # noqa: F401 (registers the task)\n\
                     from bench_task.component import WitWorld  # noqa: F401\n";
 
 /// Builds a Python task project and returns the component's path.
-pub(super) fn build(dir: &Path) -> Result<PathBuf> {
+pub(super) fn build(dir: &Path, progress: BuildProgress) -> Result<PathBuf> {
     let dir =
         &std::fs::canonicalize(dir).with_context(|| format!("cannot read {}", dir.display()))?;
     if !dir.join(APP_FILE).is_file() {
@@ -29,18 +31,14 @@ pub(super) fn build(dir: &Path) -> Result<PathBuf> {
             dir.display()
         );
     }
-    let sdk = sdk::python();
-    if !sdk.join("bench_task").is_dir() {
-        bail!(
-            "the Python SDK is not at {} (set BENCH_SDK_DIR to a bench checkout)",
-            sdk.display()
-        );
-    }
+    let sdk = Sdk::locate()?.python();
     let fingerprint = Fingerprint::of(&[dir, &sdk], wit::contents().chain([SHIM]))?;
-    build_if_changed(dir, &fingerprint, |staging| build_in(dir, &sdk, staging))
+    build_if_changed(dir, &fingerprint, |staging| {
+        build_in(dir, &sdk, staging, progress)
+    })
 }
 
-fn build_in(dir: &Path, sdk: &Path, staging: &Path) -> Result<PathBuf> {
+fn build_in(dir: &Path, sdk: &Path, staging: &Path, progress: BuildProgress) -> Result<PathBuf> {
     let wit_dir = staging.join("wit");
     wit::write(&wit_dir)?;
     let shim_dir = staging.join("py");
@@ -65,6 +63,7 @@ fn build_in(dir: &Path, sdk: &Path, staging: &Path) -> Result<PathBuf> {
         dir,
         "componentize-py",
         &format!("pip install componentize-py=={COMPONENTIZE_PY_VERSION}"),
+        progress,
     )?;
     Ok(component)
 }

@@ -1,16 +1,21 @@
 //! Rust task projects: `cargo build --release --target wasm32-wasip2` makes a component.
 
+use super::progress::BuildProgress;
+use super::tool;
 use anyhow::{bail, Context as _, Result};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 /// The target Rust tasks are built for.
 pub(super) const RUST_TARGET: &str = "wasm32-wasip2";
+/// The build step's name.
+const CARGO_BUILD: &str = "cargo build";
 
 /// Builds a Rust task crate with cargo and returns the `.wasm` cargo reports; cargo
 /// itself skips the work when nothing changed.
-pub(super) fn build(dir: &Path) -> Result<PathBuf> {
-    let output = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
+pub(super) fn build(dir: &Path, progress: BuildProgress) -> Result<PathBuf> {
+    let mut cargo = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
+    cargo
         .args([
             "build",
             "--release",
@@ -20,10 +25,18 @@ pub(super) fn build(dir: &Path) -> Result<PathBuf> {
         ])
         .current_dir(dir)
         .stdin(Stdio::null())
-        .stderr(Stdio::inherit())
+        .stderr(if progress.holds_tool_output() {
+            Stdio::piped()
+        } else {
+            Stdio::inherit()
+        });
+    let shown = progress.step(CARGO_BUILD);
+    let output = cargo
         .output()
         .context("cannot run cargo (is the Rust toolchain installed?)")?;
+    drop(shown);
     if !output.status.success() {
+        tool::show_held_output(&output.stderr);
         bail!(
             "building {} failed (if the target is missing: `rustup target add {RUST_TARGET}`)",
             dir.display()

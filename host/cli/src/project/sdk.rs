@@ -1,36 +1,63 @@
-//! Where the guest SDKs are: `BENCH_SDK_DIR` (a checkout of this repository), else the source
-//! tree this binary was built from. Task projects reference them by path until the SDKs are
-//! published to registries.
+//! Where the guest SDKs are. The binary carries their sources (see `build.rs`) and unpacks
+//! them once per SDK content into `<cache>/sdk/<version>-<digest>/guest-sdk/`, so task
+//! projects never depend on the checkout bench was built from; `BENCH_SDK_DIR` (a checkout
+//! of this repository) points elsewhere instead.
 
-use anyhow::{bail, Result};
+use super::cache;
+use anyhow::{bail, Context as _, Result};
+use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};
 
-/// The repository root holding `guest-sdk/`.
-pub(crate) fn root() -> PathBuf {
-    let root = match std::env::var_os("BENCH_SDK_DIR") {
-        Some(dir) if !dir.is_empty() => PathBuf::from(dir),
-        _ => PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../..")),
-    };
-    std::fs::canonicalize(&root).unwrap_or(root)
+/// The embedded SDK sources: paths relative to `guest-sdk/`, and contents.
+const FILES: &[(&str, &[u8])] = include!(concat!(env!("OUT_DIR"), "/guest_sdk_files.rs"));
+
+/// A folder holding the three SDKs under `guest-sdk/`.
+#[derive(Debug, Clone)]
+pub(crate) struct Sdk {
+    root: PathBuf,
 }
 
-/// The SDK root, once it is known to hold all three SDKs; else an error naming where bench
-/// looked and how to point it elsewhere (`bench new` checks before writing a project).
-pub(crate) fn checked_root() -> Result<PathBuf> {
-    let root = root();
-    let missing = missing_sdks(&root);
-    if missing.is_empty() {
-        return Ok(root);
+impl Sdk {
+    /// `BENCH_SDK_DIR` once it is known to hold all three SDKs (else an error naming it),
+    /// or the embedded SDKs, unpacked into the cache when they are not there yet.
+    pub(crate) fn locate() -> Result<Self> {
+        let root = match std::env::var_os("BENCH_SDK_DIR").filter(|dir| !dir.is_empty()) {
+            Some(dir) => checked(PathBuf::from(dir))?,
+            // Canonical, as projects name it: a relative BENCH_CACHE_DIR still works later.
+            None => std::fs::canonicalize(unpacked(&cache::dir()?.join("sdk"))?)?,
+        };
+        Ok(Self { root })
     }
-    let place = match std::env::var_os("BENCH_SDK_DIR").filter(|dir| !dir.is_empty()) {
-        Some(_) => format!("BENCH_SDK_DIR ({})", root.display()),
-        None => format!("{} (the checkout bench was built from)", root.display()),
-    };
-    bail!(
-        "{place} is not a bench checkout: it has no {}; set BENCH_SDK_DIR to the root of a \
-         bench repository checkout",
-        missing.join(", ")
-    )
+
+    /// The Rust SDK crate (`bench-guest`).
+    pub(crate) fn rust(&self) -> PathBuf {
+        self.root.join("guest-sdk")
+    }
+
+    /// The JavaScript/TypeScript SDK package (`@bench/task`).
+    pub(crate) fn js(&self) -> PathBuf {
+        self.root.join("guest-sdk").join("js")
+    }
+
+    /// The Python SDK (the `bench_task` package's parent directory).
+    pub(crate) fn python(&self) -> PathBuf {
+        self.root.join("guest-sdk").join("python")
+    }
+}
+
+/// `BENCH_SDK_DIR`, canonical, when it holds every SDK.
+fn checked(dir: PathBuf) -> Result<PathBuf> {
+    let root = std::fs::canonicalize(&dir).unwrap_or(dir);
+    let missing = missing_sdks(&root);
+    if !missing.is_empty() {
+        bail!(
+            "BENCH_SDK_DIR ({}) is not a bench checkout: it has no {}; set BENCH_SDK_DIR to the \
+             root of a bench repository checkout",
+            root.display(),
+            missing.join(", ")
+        );
+    }
+    Ok(root)
 }
 
 /// The SDK files `root` lacks.
@@ -45,19 +72,47 @@ fn missing_sdks(root: &Path) -> Vec<&'static str> {
     .collect()
 }
 
-/// The Rust SDK crate (`bench-guest`).
-pub(crate) fn rust() -> PathBuf {
-    root().join("guest-sdk")
+/// The embedded SDKs' folder under `sdk_cache`, written first when missing: unpacked into a
+/// staging folder and renamed into place, so a folder that exists is complete (two benches
+/// unpacking at once both succeed).
+fn unpacked(sdk_cache: &Path) -> Result<PathBuf> {
+    let root = sdk_cache.join(format!("{}-{}", env!("CARGO_PKG_VERSION"), digest()));
+    if root.is_dir() {
+        return Ok(root);
+    }
+    std::fs::create_dir_all(sdk_cache)
+        .with_context(|| format!("cannot create {}", sdk_cache.display()))?;
+    let staging = tempfile::Builder::new()
+        .prefix(".unpacking-")
+        .tempdir_in(sdk_cache)
+        .with_context(|| format!("cannot write in {}", sdk_cache.display()))?;
+    for (name, bytes) in FILES {
+        let path = staging.path().join("guest-sdk").join(name);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent)?;
+        }
+        std::fs::write(&path, bytes).with_context(|| format!("cannot write {}", path.display()))?;
+    }
+    match std::fs::rename(staging.path(), &root) {
+        Ok(()) => Ok(root),
+        Err(_) if root.is_dir() => Ok(root),
+        Err(error) => {
+            Err(error).with_context(|| format!("cannot unpack the SDKs into {}", root.display()))
+        }
+    }
 }
 
-/// The JavaScript/TypeScript SDK package (`@bench/task`).
-pub(crate) fn js() -> PathBuf {
-    root().join("guest-sdk").join("js")
-}
-
-/// The Python SDK (the `bench_task` package's parent directory).
-pub(crate) fn python() -> PathBuf {
-    root().join("guest-sdk").join("python")
+/// The first 12 hex digits of a digest of the embedded sources: a bench with other SDK
+/// sources (even of the same version) unpacks beside this one.
+fn digest() -> String {
+    let mut hasher = Sha256::new();
+    for (name, bytes) in FILES {
+        hasher.update((name.len() as u64).to_le_bytes());
+        hasher.update(name);
+        hasher.update((bytes.len() as u64).to_le_bytes());
+        hasher.update(bytes);
+    }
+    hex::encode(hasher.finalize())[..12].to_owned()
 }
 
 #[cfg(test)]
@@ -77,5 +132,74 @@ mod tests {
                 "guest-sdk/python/bench_task"
             ]
         );
+    }
+
+    #[test]
+    fn the_binary_carries_the_sdk_sources_and_nothing_else() {
+        let names: Vec<&str> = FILES.iter().map(|(name, _)| *name).collect();
+        for expected in [
+            "Cargo.toml",
+            "src/lib.rs",
+            "wit/task.wit",
+            "js/package.json",
+            "js/src/index.js",
+            "python/bench_task/__init__.py",
+        ] {
+            assert!(names.contains(&expected), "{expected} missing: {names:?}");
+        }
+        for name in &names {
+            assert!(
+                !name.contains("__pycache__")
+                    && !name.contains("node_modules")
+                    && !name.starts_with("target/"),
+                "{name}"
+            );
+        }
+        let task_wit = FILES
+            .iter()
+            .find(|(name, _)| *name == "wit/task.wit")
+            .unwrap();
+        assert_eq!(task_wit.1, include_bytes!("../../../../wit/task.wit"));
+    }
+
+    #[test]
+    fn the_unpacked_crate_manifest_stands_alone() {
+        let (_, manifest) = FILES
+            .iter()
+            .find(|(name, _)| *name == "Cargo.toml")
+            .unwrap();
+        let manifest = std::str::from_utf8(manifest).unwrap();
+        assert!(!manifest.contains(".workspace"), "{manifest}");
+        assert!(
+            manifest.contains(&format!("version = \"{}\"\n", env!("CARGO_PKG_VERSION"))),
+            "{manifest}"
+        );
+        assert!(manifest.contains("\nedition = \""), "{manifest}");
+        assert!(manifest.contains("name = \"bench-guest\""), "{manifest}");
+    }
+
+    #[test]
+    fn unpacking_writes_every_sdk_once() {
+        let cache = tempfile::TempDir::new().unwrap();
+        let root = unpacked(cache.path()).unwrap();
+        assert!(missing_sdks(&root).is_empty());
+        let lib = root.join("guest-sdk/src/lib.rs");
+        assert_eq!(
+            std::fs::read(&lib).unwrap(),
+            include_bytes!("../../../../guest-sdk/src/lib.rs")
+        );
+        std::fs::write(&lib, "changed").unwrap();
+        assert_eq!(unpacked(cache.path()).unwrap(), root);
+        assert_eq!(std::fs::read(&lib).unwrap(), b"changed", "unpacked twice");
+        let entries = std::fs::read_dir(cache.path()).unwrap().count();
+        assert_eq!(entries, 1, "a staging folder was left behind");
+    }
+
+    #[test]
+    fn a_wrong_sdk_dir_names_what_it_lacks() {
+        let empty = tempfile::TempDir::new().unwrap();
+        let error = checked(empty.path().to_owned()).unwrap_err().to_string();
+        assert!(error.starts_with("BENCH_SDK_DIR ("), "{error}");
+        assert!(error.contains("it has no guest-sdk/Cargo.toml"), "{error}");
     }
 }

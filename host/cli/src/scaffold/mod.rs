@@ -1,9 +1,11 @@
 //! `bench new <dir> --lang rust|js|ts|python`: a task project that builds and runs as it is,
-//! with a README of its own. Templates are embedded; the SDKs are referenced by path
-//! ([`crate::project::sdk`]) until they are published.
+//! with a README of its own. Templates are embedded; the SDKs are referenced by path, to the
+//! copy this binary unpacks into its cache or to `BENCH_SDK_DIR` ([`crate::project::sdk`]),
+//! until they are published.
 
 use crate::project::{
-    sdk, COMPONENTIZE_JS_VERSION, COMPONENTIZE_PY_VERSION, ESBUILD_VERSION, PREVIEW2_SHIM_VERSION,
+    sdk::Sdk, COMPONENTIZE_JS_VERSION, COMPONENTIZE_PY_VERSION, ESBUILD_VERSION,
+    PREVIEW2_SHIM_VERSION,
 };
 use anyhow::{bail, Context as _, Result};
 use std::path::{Path, PathBuf};
@@ -75,14 +77,14 @@ pub(crate) fn create(dir: &Path, lang: Lang) -> Result<Vec<PathBuf>> {
         .filter(|name| !name.is_empty())
         .with_context(|| format!("{} does not name a directory", dir.display()))?;
     let slug = slug(&title);
-    sdk::checked_root()?;
+    let sdk = Sdk::locate()?;
     let values = [
         ("title", title.clone()),
         ("slug", slug.clone()),
         ("package", slug.clone()),
         ("crate", crate_name(&slug)),
-        ("rust_sdk", sdk::rust().display().to_string()),
-        ("js_sdk", sdk::js().display().to_string()),
+        ("rust_sdk", sdk.rust().display().to_string()),
+        ("js_sdk", sdk.js().display().to_string()),
         ("componentize_js", COMPONENTIZE_JS_VERSION.to_owned()),
         ("esbuild", ESBUILD_VERSION.to_owned()),
         ("preview2_shim", PREVIEW2_SHIM_VERSION.to_owned()),

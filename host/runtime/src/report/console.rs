@@ -66,6 +66,7 @@ pub struct Console {
     last_flush: Instant,
     quiet: bool,
     task_lines: bool,
+    color: bool,
 }
 
 impl Default for Console {
@@ -75,6 +76,7 @@ impl Default for Console {
             last_flush: Instant::now(),
             quiet: false,
             task_lines: true,
+            color: false,
         }
     }
 }
@@ -93,6 +95,18 @@ impl Console {
         let mut console = Self::default();
         console.task_lines = false;
         console
+    }
+
+    /// This console with the summary's status columns coloured (`--color`) or not (the
+    /// default).
+    pub fn with_color(mut self, color: bool) -> Self {
+        self.color = color;
+        self
+    }
+
+    /// Whether the summary's status columns are coloured.
+    pub(crate) fn colors(&self) -> bool {
+        self.color
     }
 
     /// Prints a line as is.

@@ -38,7 +38,7 @@ pub fn finish(console: &mut Console, results: RunResults<'_>) -> Result<ExitCode
     let timing = timing_lines(results.manifest, &results.tally);
     let summary = Summary::new(results.manifest, results.tally)?;
     console.line("");
-    console.line(&SummaryTable::of(&summary).render());
+    console.line(&SummaryTable::of(&summary).render(console.colors()));
     for line in timing {
         console.line(&line);
     }

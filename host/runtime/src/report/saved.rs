@@ -12,8 +12,13 @@ use anyhow::Result;
 use std::path::Path;
 use std::process::ExitCode;
 
-/// Re-reports the run saved in `dir`, reading its records one at a time.
-pub fn report(dir: &Path, exports: &ExportPaths, fail_under: Option<f64>) -> Result<ExitCode> {
+/// Re-reports the run saved in `dir` on `console`, reading its records one at a time.
+pub fn report(
+    dir: &Path,
+    exports: &ExportPaths,
+    fail_under: Option<f64>,
+    console: &mut Console,
+) -> Result<ExitCode> {
     let manifest = read_manifest(dir)?;
     gate::ensure_scored(manifest.run_config.scoring.is_some(), fail_under)?;
     let exports = ExportManager::create(exports)?;
@@ -29,5 +34,5 @@ pub fn report(dir: &Path, exports: &ExportPaths, fail_under: Option<f64>) -> Res
         exports: &exports,
         fail_under,
     };
-    finish(&mut Console::default(), results)
+    finish(console, results)
 }

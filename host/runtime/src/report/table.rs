@@ -7,7 +7,7 @@ use super::console::escape;
 use super::summary::{Summary, Verdict};
 use crate::js;
 use comfy_table::presets::UTF8_FULL_CONDENSED;
-use comfy_table::{Cell, CellAlignment, Table};
+use comfy_table::{Cell, CellAlignment, Color, Table};
 use serde_json::Value;
 
 /// What a metric column's cells hold.
@@ -31,6 +31,10 @@ pub(crate) struct SummaryTable {
     pub headings: Vec<Heading>,
     /// Rows of cells, one per heading.
     pub rows: Vec<Vec<String>>,
+    /// The `success` column's index.
+    pub success_column: usize,
+    /// Each row's success rate (0 to 1), which colours its `success` cell.
+    pub success_rates: Vec<f64>,
 }
 
 impl SummaryTable {
@@ -57,6 +61,7 @@ impl SummaryTable {
                         .iter()
                         .map(|(name, unit)| metric_heading(name, unit)),
                 );
+                let success_column = headings.len();
                 headings.push(number_heading("success"));
                 headings.push(number_heading("score"));
                 let rows = results
@@ -83,7 +88,13 @@ impl SummaryTable {
                         cells
                     })
                     .collect();
-                Self { headings, rows }
+                let success_rates = results.iter().map(|row| row.success_rate).collect();
+                Self {
+                    headings,
+                    rows,
+                    success_column,
+                    success_rates,
+                }
             }
             Verdict::Unscored(participants) => {
                 let mut metrics: Vec<(&str, &str)> = Vec::new();
@@ -125,15 +136,30 @@ impl SummaryTable {
                         cells
                     })
                     .collect();
-                Self { headings, rows }
+                let success_rates = participants
+                    .iter()
+                    .map(|participant| participant.success_rate())
+                    .collect();
+                Self {
+                    headings,
+                    rows,
+                    success_column: 2,
+                    success_rates,
+                }
             }
         }
     }
 
-    /// The table for a terminal, framed with box-drawing characters.
-    pub(crate) fn render(&self) -> String {
+    /// The table for a terminal, framed with box-drawing characters; with `color`, each
+    /// `success` cell is green (all succeeded), yellow (some failed) or red (all failed).
+    pub(crate) fn render(&self, color: bool) -> String {
         let mut table = Table::new();
         table.load_preset(UTF8_FULL_CONDENSED);
+        if color {
+            table.enforce_styling().style_text_only();
+        } else {
+            table.force_no_tty();
+        }
         table.set_header(self.headings.iter().map(|heading| {
             let title = escape(&heading.title);
             let text = match &heading.detail {
@@ -142,8 +168,15 @@ impl SummaryTable {
             };
             Cell::new(text)
         }));
-        for row in &self.rows {
-            table.add_row(row.iter().map(|cell| Cell::new(escape(cell))));
+        for (row, rate) in self.rows.iter().zip(&self.success_rates) {
+            table.add_row(row.iter().enumerate().map(|(index, cell)| {
+                let cell = Cell::new(escape(cell));
+                if color && index == self.success_column {
+                    cell.fg(status_color(*rate))
+                } else {
+                    cell
+                }
+            }));
         }
         for (index, heading) in self.headings.iter().enumerate() {
             if heading.numeric {
@@ -153,6 +186,18 @@ impl SummaryTable {
             }
         }
         table.to_string()
+    }
+}
+
+/// The colour of a success rate: green when every task succeeded, red when none did,
+/// yellow between.
+fn status_color(rate: f64) -> Color {
+    if rate >= 1.0 {
+        Color::Green
+    } else if rate <= 0.0 {
+        Color::Red
+    } else {
+        Color::Yellow
     }
 }
 
@@ -317,7 +362,7 @@ mod tests {
                 "80.17"
             ]
         );
-        let text = table.render();
+        let text = table.render(false);
         assert!(text.contains("uploadMs (ms)"), "{text}");
         assert!(text.contains("median / p95 / p99"), "{text}");
         assert!(text.contains("100.5 / 400 / 400"), "{text}");
@@ -366,13 +411,51 @@ mod tests {
                 },
             }],
         }])));
-        let text = table.render();
+        let text = table.render(false);
         assert!(
             !text.chars().any(|c| c.is_control() && c != '\n'),
             "{text:?}"
         );
         assert!(text.contains("evil\\x1b]0;owned\\x07\\nline"), "{text}");
         assert!(text.contains("ms\\x1b[2J (u\\r)"), "{text}");
+    }
+
+    /// `text` without SGR escape sequences (`ESC [ … m`).
+    fn without_colors(text: &str) -> String {
+        let mut plain = String::new();
+        let mut rest = text;
+        while let Some(start) = rest.find("\u{1b}[") {
+            plain.push_str(&rest[..start]);
+            let end = rest[start..].find('m').unwrap();
+            rest = &rest[start + end + 1..];
+        }
+        plain.push_str(rest);
+        plain
+    }
+
+    #[test]
+    fn success_cells_are_coloured_by_rate_only_when_asked() {
+        let participant = |name: &str, succeeded: usize| ParticipantStats {
+            participant: name.into(),
+            tasks: 4,
+            succeeded,
+            metrics: vec![],
+        };
+        let table = SummaryTable::of(&summary(Verdict::Unscored(vec![
+            participant("all", 4),
+            participant("some", 2),
+            participant("none", 0),
+        ])));
+        let plain = table.render(false);
+        assert!(!plain.contains('\u{1b}'), "{plain}");
+        let colored = table.render(true);
+        let lines: Vec<&str> = colored.lines().collect();
+        let row = |name: &str| *lines.iter().find(|line| line.contains(name)).unwrap();
+        // crossterm's SGR foreground codes: green 38;5;10, yellow 38;5;11, red 38;5;9.
+        assert!(row("all").contains("\u{1b}[38;5;10m100%"), "{colored}");
+        assert!(row("some").contains("\u{1b}[38;5;11m50%"), "{colored}");
+        assert!(row("none").contains("\u{1b}[38;5;9m0%"), "{colored}");
+        assert_eq!(without_colors(&colored), plain, "colours change no width");
     }
 
     #[test]

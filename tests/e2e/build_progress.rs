@@ -1,0 +1,68 @@
+//! End-to-end: building a task shows its steps — one `[build] <step>` line each on stderr
+//! when piped, a spinner naming the step (and the component's first compile) on a
+//! terminal, nothing with `-q` — and a build that has nothing to do shows none.
+
+use crate::one_file::{task_source, unique_name};
+use crate::progress::run_on_terminal;
+use crate::support::bench::run_bench;
+use tempfile::TempDir;
+
+/// The `[build]` lines of stderr.
+fn build_lines(stderr: &str) -> Vec<&str> {
+    stderr
+        .lines()
+        .filter(|line| line.starts_with("[build] "))
+        .collect()
+}
+
+#[test]
+fn piped_builds_print_one_line_per_step_and_quiet_ones_none() {
+    let dir = TempDir::new().unwrap();
+    let file = dir.path().join("hello.bench.js");
+    let name = unique_name(&dir);
+    let source = task_source("js/task.bench.js", &name);
+    std::fs::write(&file, &source).unwrap();
+
+    let run = run_bench(dir.path(), &["run", "hello.bench.js", "--out", "first"]);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    assert_eq!(
+        build_lines(&run.stderr),
+        ["[build] esbuild", "[build] componentize-js"],
+        "{}",
+        run.stderr
+    );
+    assert!(!run.stdout.contains("[build]"), "{}", run.stdout);
+
+    let run = run_bench(dir.path(), &["run", "hello.bench.js", "--out", "again"]);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    assert!(build_lines(&run.stderr).is_empty(), "{}", run.stderr);
+
+    std::fs::write(&file, source.replace(&name, &format!("{name} quiet"))).unwrap();
+    let run = run_bench(
+        dir.path(),
+        &["run", "hello.bench.js", "-q", "--out", "quiet"],
+    );
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    assert_eq!(run.stderr, "", "quiet");
+}
+
+#[test]
+fn a_terminal_shows_a_spinner_naming_each_step() {
+    let dir = TempDir::new().unwrap();
+    let name = unique_name(&dir);
+    std::fs::write(
+        dir.path().join("hello.bench.ts"),
+        task_source("ts/task.bench.ts", &name),
+    )
+    .unwrap();
+    let run = run_on_terminal(&dir, &["run", "hello.bench.ts", "--out", "results"]);
+    assert_eq!(run.code, Some(0), "{}", run.stdout);
+    for step in [
+        "componentize-js (",
+        "compiling component (cached next time) (",
+    ] {
+        assert!(run.stdout.contains(step), "{step}: {}", run.stdout);
+    }
+    assert!(!run.stdout.contains("[build]"), "{}", run.stdout);
+    assert!(run.stdout.contains("Results: results"), "{}", run.stdout);
+}
