@@ -404,6 +404,7 @@ impl RunObserver for PlatformObserver {
                 }
             }
             RunEvent::TaskFinished { .. }
+            | RunEvent::TaskDropped { .. }
             | RunEvent::RoundsStarted { .. }
             | RunEvent::RoundParticipantFinished { .. }
             | RunEvent::Flush => {}

@@ -120,6 +120,29 @@ pub struct TaskRecord {
     pub latency_ms: f64,
     /// Steps in completion order.
     pub steps: Vec<StepRecord>,
+    /// When an open-model (arrival-rate) task was due and how long it took counted from
+    /// then; absent in every other run, so their records keep upstream's shape.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub arrival: Option<ArrivalTiming>,
+}
+
+/// The open-model timing of a task: the service time counts from the actual start, the
+/// response time from the intended one, so a stalled target shows in the response time
+/// even when the task itself started late.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ArrivalTiming {
+    /// ISO time the task was due on the arrival schedule.
+    pub intended_start_at: String,
+    /// How late the task started, in milliseconds (intended → actual start).
+    #[serde(serialize_with = "crate::js::serialize_number")]
+    pub start_lag_ms: f64,
+    /// Actual start → end, in milliseconds.
+    #[serde(serialize_with = "crate::js::serialize_number")]
+    pub service_time_ms: f64,
+    /// Intended start → end, in milliseconds.
+    #[serde(serialize_with = "crate::js::serialize_number")]
+    pub response_time_ms: f64,
 }
 
 #[cfg(test)]
@@ -135,6 +158,7 @@ impl TaskRecord {
             completed_at: String::new(),
             latency_ms,
             steps: vec![],
+            arrival: None,
         }
     }
 }
@@ -182,6 +206,7 @@ mod tests {
             completed_at: "c".into(),
             latency_ms: 12.0,
             steps: vec![step("probe")],
+            arrival: None,
         };
         assert_eq!(
             serde_json::to_string(&record).unwrap(),

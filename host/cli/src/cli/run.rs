@@ -11,7 +11,7 @@ use bench_runtime::events::{Observers, RunObserver};
 use bench_runtime::exec::{self, ExecPlan, ParticipantRun, SlotConfig};
 use bench_runtime::js;
 use bench_runtime::metrics::MetricsRecorder;
-use bench_runtime::plan::{self, ComponentInfo, HostInfo, RunConfig, RunManifest};
+use bench_runtime::plan::{self, ComponentInfo, HostInfo, LoadModel, RunConfig, RunManifest};
 use bench_runtime::report::console::{Console, Header};
 use bench_runtime::report::export::ExportManager;
 use bench_runtime::report::failures::{FirstFailure, FAILED_TASKS_EXIT};
@@ -115,6 +115,9 @@ pub(super) async fn run(task_path: &Path, argv: &[String]) -> Result<ExitCode> {
         stagger_delay_ms: resolved.stagger_delay_ms,
         group_by: resolved.group_by.as_str(),
     });
+    if let Some(load) = resolved.load.describe(resolved.concurrency) {
+        console.line(&format!("Load: {load}"));
+    }
     let participants = available
         .iter()
         .map(|participant| {
@@ -234,7 +237,17 @@ async fn execute(
                         continue;
                     }
                 }
-                exec::run_participant(participant, plan, observer).await?;
+                match &plan.load {
+                    LoadModel::Iterations => {
+                        exec::run_participant(participant, plan, observer).await?
+                    }
+                    LoadModel::Duration(duration) => {
+                        exec::run_for_duration(participant, plan, *duration, observer).await?
+                    }
+                    LoadModel::ArrivalRate(arrivals) => {
+                        exec::run_arrivals(participant, plan, arrivals, observer).await?
+                    }
+                }
             }
             Ok(())
         }

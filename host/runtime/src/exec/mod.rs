@@ -2,6 +2,8 @@
 //! each finished task to a [`RunObserver`](crate::events::RunObserver). They run tasks through
 //! a [`TaskRunner`] (a sandbox in a run, a fake in unit tests) and never format output.
 
+mod arrival_rate;
+mod duration;
 mod outcome;
 mod pacing;
 mod participant;
@@ -12,6 +14,8 @@ mod stop;
 #[cfg(test)]
 mod test_support;
 
+pub use arrival_rate::run_arrivals;
+pub use duration::run_for_duration;
 pub use participant::run_participant;
 pub use round::run_rounds;
 pub use runner::{SlotFactory, TaskRunner};
@@ -20,7 +24,7 @@ pub use stop::RunStop;
 
 use crate::config::GroupBy;
 use crate::events::{Finished, RunEvent, RunObserver};
-use crate::plan::Schedule;
+use crate::plan::{LoadModel, Schedule};
 use anyhow::Result;
 use std::sync::Arc;
 
@@ -42,18 +46,23 @@ pub struct ExecPlan {
     pub concurrency: u32,
     /// Ramp (participant mode) or gap between rounds (round mode), in milliseconds.
     pub stagger_delay_ms: f64,
+    /// How tasks are started: upstream's iterations, for a duration, or on arrivals.
+    pub load: LoadModel,
     /// The run's stop switch: no task starts once it is thrown.
     pub stop: RunStop,
 }
 
 impl ExecPlan {
     /// How many sandboxes the executors keep alive at once: the slots of one participant
-    /// at a time in participant mode (`concurrency`, at most one per task), one per
-    /// participant in round mode.
+    /// at a time in participant mode (`concurrency`, at most one per task; for a duration
+    /// all of them; on arrivals as many as the executor may grow to), one per participant
+    /// in round mode.
     pub fn sandboxes_at_once(&self, group_by: GroupBy, participants: usize) -> usize {
-        match group_by {
-            GroupBy::Participant => participant::slot_count(self),
-            GroupBy::Round => participants,
+        match (&self.load, group_by) {
+            (LoadModel::ArrivalRate(arrivals), _) => arrivals.max_sandboxes as usize,
+            (LoadModel::Duration(_), _) => (self.concurrency as usize).max(1),
+            (LoadModel::Iterations, GroupBy::Participant) => participant::slot_count(self),
+            (LoadModel::Iterations, GroupBy::Round) => participants,
         }
     }
 }

@@ -77,6 +77,23 @@ async fn run_pool<F: SlotFactory>(
     observer: &mut dyn RunObserver,
 ) -> Result<Finishes> {
     let total = plan.schedule.len();
+    run_slots(participant, plan, slots, total, observer, move |index| {
+        index < total
+    })
+    .await
+}
+
+/// Runs `slots` slots that pull the next index from one counter while `more(index)`
+/// holds (and the run is not stopped), handing finished tasks to the observer; `total` is
+/// the schedule length the events report.
+pub(super) async fn run_slots<F: SlotFactory>(
+    participant: &ParticipantRun<F>,
+    plan: &ExecPlan,
+    slots: usize,
+    total: usize,
+    observer: &mut dyn RunObserver,
+    more: impl Fn(usize) -> bool + Clone + Send + 'static,
+) -> Result<Finishes> {
     let next_index = Arc::new(AtomicUsize::new(0));
     let ramp = Arc::new(Ramp::new(plan.stagger_delay_ms));
     let done: Arc<Mutex<Vec<Finished>>> = Arc::default();
@@ -86,10 +103,11 @@ async fn run_pool<F: SlotFactory>(
         let schedule = plan.schedule.clone();
         let (next_index, ramp, done) = (next_index.clone(), ramp.clone(), done.clone());
         let stop = plan.stop.clone();
+        let more = more.clone();
         workers.spawn(async move {
             while !stop.is_stopping() {
                 let index = next_index.fetch_add(1, Ordering::Relaxed);
-                if index >= total {
+                if !more(index) {
                     break;
                 }
                 if stop.unless_stopped(ramp.wait(index)).await.is_none() {

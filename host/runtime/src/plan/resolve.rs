@@ -1,5 +1,6 @@
 //! Shape and identity overrides and `mergeConfig` (spec §1.6): the knobs a run uses.
 
+use super::load::{resolve_load, LoadModel, LoadOverrides};
 use super::PlanError;
 use crate::config::{positive_int, BenchmarkConfig, GroupBy, Shape};
 
@@ -27,6 +28,8 @@ pub struct Overrides {
     pub group_by: Option<GroupBy>,
     /// `--provider` names, appended across repeats (`Some(vec![])` selects nobody).
     pub providers: Option<Vec<String>>,
+    /// `--duration`, `--rate`, `--stages`, `--pre-allocated`, `--max-sandboxes`.
+    pub load: LoadOverrides,
 }
 
 /// The identity and knobs a run uses after shape, flag overrides and `mergeConfig`.
@@ -46,6 +49,8 @@ pub struct ResolvedRun {
     pub stagger_delay_ms: f64,
     /// Ordering across participants.
     pub group_by: GroupBy,
+    /// How tasks are started (the config's `executor` and the load flags).
+    pub load: LoadModel,
     /// Participant names to run (`--provider`, else `defaultProviders`); `None` runs all.
     pub providers: Option<Vec<String>>,
     /// Whether the run reports under the file's own identity, so the benchmark may be
@@ -102,20 +107,23 @@ pub fn resolve(config: &BenchmarkConfig, overrides: &Overrides) -> Result<Resolv
         }
     };
     let iterations = positive_int("iterations", iterations).map_err(PlanError::InvalidKnob)?;
+    let concurrency = overrides.concurrency.or(config.concurrency).unwrap_or(1);
+    let group_by = overrides
+        .group_by
+        .or(config.group_by)
+        .unwrap_or(GroupBy::Participant);
     Ok(ResolvedRun {
         benchmark_slug: slug,
         benchmark_name: name,
         iterations,
         phase_iterations,
-        concurrency: overrides.concurrency.or(config.concurrency).unwrap_or(1),
+        concurrency,
         stagger_delay_ms: overrides
             .stagger_delay_ms
             .or(stagger_delay_ms)
             .unwrap_or(0.0),
-        group_by: overrides
-            .group_by
-            .or(config.group_by)
-            .unwrap_or(GroupBy::Participant),
+        group_by,
+        load: resolve_load(config, &overrides.load, concurrency, group_by)?,
         providers: overrides
             .providers
             .clone()

@@ -62,6 +62,8 @@ impl RunObserver for RunReporter {
                 participant,
                 failed,
             } => self.console.round_participant_done(participant, failed),
+            // Counted by the tally; a line per dropped task would drown the console.
+            RunEvent::TaskDropped { .. } => {}
             RunEvent::Flush => {
                 self.console.flush();
                 self.results.flush()?;

@@ -248,6 +248,7 @@ mod tests {
                 error_code: None,
                 implicit: false,
             }],
+            arrival: None,
         }
     }
 

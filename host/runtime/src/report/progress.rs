@@ -21,6 +21,8 @@ pub struct ProgressBars {
     label: String,
     length: Option<u64>,
     failed: u64,
+    /// Arrivals dropped for want of a free sandbox (arrival-rate runs); they count as done.
+    dropped: u64,
 }
 
 impl RunObserver for ProgressBars {
@@ -42,14 +44,14 @@ impl RunObserver for ProgressBars {
             RunEvent::TaskFinished {
                 finished, total, ..
             } => {
-                let length = self.length.unwrap_or(total as u64);
-                let label = &self.label;
-                let bar = self.bar.get_or_insert_with(|| new_bar(label, length));
                 if !finished.record.is_success() {
                     self.failed += 1;
-                    bar.set_message(format!("{} failed ", self.failed));
                 }
-                bar.inc(1);
+                self.advance(total);
+            }
+            RunEvent::TaskDropped { .. } => {
+                self.dropped += 1;
+                self.advance(0);
             }
             RunEvent::ParticipantFinished { .. } | RunEvent::RoundParticipantFinished { .. } => {
                 self.clear();
@@ -61,12 +63,30 @@ impl RunObserver for ProgressBars {
 }
 
 impl ProgressBars {
+    /// Moves the bar one task on (creating it with `total` tasks, unless known), with the
+    /// failures and drops so far.
+    fn advance(&mut self, total: usize) {
+        let length = self.length.unwrap_or(total as u64);
+        let label = &self.label;
+        let bar = self.bar.get_or_insert_with(|| new_bar(label, length));
+        let mut message = String::new();
+        if self.failed > 0 {
+            message.push_str(&format!("{} failed ", self.failed));
+        }
+        if self.dropped > 0 {
+            message.push_str(&format!("{} dropped ", self.dropped));
+        }
+        bar.set_message(message);
+        bar.inc(1);
+    }
+
     /// Takes the current bar off the terminal (before the summary, or a stopped run's end).
     pub fn clear(&mut self) {
         if let Some(bar) = self.bar.take() {
             bar.finish_and_clear();
         }
         self.failed = 0;
+        self.dropped = 0;
     }
 }
 

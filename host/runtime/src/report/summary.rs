@@ -141,6 +141,7 @@ mod tests {
             completed_at: String::new(),
             latency_ms: 5.0,
             steps: vec![],
+            arrival: None,
         }
     }
 

@@ -219,6 +219,7 @@ mod tests {
             completed_at: "b".into(),
             latency_ms: 1500.0,
             steps: vec![],
+            arrival: None,
         };
         let failed = record(
             1,
@@ -272,6 +273,7 @@ mod tests {
             completed_at: "b".into(),
             latency_ms: 250.0,
             steps: vec![],
+            arrival: None,
         };
         let xml = junit(
             &summary,
