@@ -301,7 +301,7 @@ impl Closing {
             delivery.set_summary(summary);
             return;
         }
-        platform.send(Command::Summary(summary));
+        platform.send(Command::Summary(Box::new(summary)));
         if !platform.wait().await {
             self.stop().await;
         }

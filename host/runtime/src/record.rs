@@ -169,6 +169,17 @@ impl TaskRecord {
         self.status == Status::Success
     }
 
+    /// `responseTimeMs` or `serviceTimeMs` of a task that ran on an arrival schedule: the
+    /// metrics scoring reads from the record's timing when its data has no such key.
+    pub(crate) fn arrival_metric(&self, key: &str) -> Option<f64> {
+        let arrival = self.arrival.as_ref()?;
+        match key {
+            "responseTimeMs" => Some(arrival.response_time_ms),
+            "serviceTimeMs" => Some(arrival.service_time_ms),
+            _ => None,
+        }
+    }
+
     /// The console/summary label of a failure: `errorCode ?? 'unknown error'`.
     pub(crate) fn error_label(&self) -> &str {
         self.error_code.as_deref().unwrap_or("unknown error")
@@ -212,6 +223,28 @@ mod tests {
             serde_json::to_string(&record).unwrap(),
             r#"{"taskIndex":10,"status":"success","startedAt":"s","data":{"phase":"cold"},"completedAt":"c","latencyMs":12,"steps":[{"name":"probe","status":"success","startedAt":"a","completedAt":"b","latencyMs":3,"data":{"ops":5}}]}"#
         );
+    }
+
+    #[test]
+    fn open_model_timing_comes_last_and_only_when_present() {
+        let mut record = TaskRecord::bare(3, Status::Success, 12.0);
+        let closed = serde_json::to_string(&record).unwrap();
+        assert!(!closed.contains("arrival"), "{closed}");
+        record.arrival = Some(ArrivalTiming {
+            intended_start_at: "i".into(),
+            start_lag_ms: 0.5,
+            service_time_ms: 12.0,
+            response_time_ms: 12.5,
+        });
+        let open = serde_json::to_string(&record).unwrap();
+        assert!(
+            open.ends_with(r#""steps":[],"arrival":{"intendedStartAt":"i","startLagMs":0.5,"serviceTimeMs":12,"responseTimeMs":12.5}}"#),
+            "{open}"
+        );
+        let back: TaskRecord = serde_json::from_str(&open).unwrap();
+        assert_eq!(back, record);
+        assert_eq!(back.arrival_metric("responseTimeMs"), Some(12.5));
+        assert_eq!(back.arrival_metric("latencyMs"), None);
     }
 
     #[test]

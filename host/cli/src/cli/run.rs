@@ -11,7 +11,9 @@ use bench_runtime::events::{Observers, RunObserver};
 use bench_runtime::exec::{self, ExecPlan, ParticipantRun, SlotConfig};
 use bench_runtime::js;
 use bench_runtime::metrics::MetricsRecorder;
-use bench_runtime::plan::{self, ComponentInfo, HostInfo, LoadModel, RunConfig, RunManifest};
+use bench_runtime::plan::{
+    self, ComponentInfo, HostInfo, LoadManifest, LoadModel, RunConfig, RunManifest,
+};
 use bench_runtime::report::console::{Console, Header};
 use bench_runtime::report::export::ExportManager;
 use bench_runtime::report::failures::{FirstFailure, FAILED_TASKS_EXIT};
@@ -102,6 +104,7 @@ pub(super) async fn run(task_path: &Path, argv: &[String]) -> Result<ExitCode> {
         tasks: None,
         log_files: renamed_log_files(names.iter().map(String::as_str)),
         interrupted: false,
+        load: LoadManifest::of(&resolved.load),
     };
     results.write_run_json(&manifest)?;
 
@@ -188,6 +191,9 @@ pub(super) async fn run(task_path: &Path, argv: &[String]) -> Result<ExitCode> {
     let completed_at = SystemTime::now();
     let counts = tally.task_counts();
     manifest.complete(js::iso_timestamp(completed_at), counts);
+    if let Some(load) = manifest.load.as_mut().filter(|load| load.is_open()) {
+        load.dropped = tally.dropped();
+    }
     manifest.interrupted = exec_plan.stop.is_stopping();
     reporter.results.write_run_json(&manifest)?;
     let results = RunResults {

@@ -5,6 +5,8 @@
 use super::PlanError;
 use crate::config::{BenchmarkConfig, ExecutorKind, GroupBy, Stage};
 use crate::js;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
 use std::time::Duration;
 
 /// The load flags of `bench run`; `None` when not given.
@@ -320,6 +322,63 @@ impl LoadModel {
             }
         };
         Some(text)
+    }
+}
+
+/// The load model as `run.json` keeps it (absent for upstream's model): what the
+/// summary needs to put the achieved rate beside the intended one, and the arrivals each
+/// participant dropped (written when the run ends).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LoadManifest {
+    /// The executor's config name.
+    pub executor: String,
+    /// How long each participant's arrivals (or its closed loop) last, in milliseconds.
+    #[serde(serialize_with = "js::serialize_number")]
+    pub duration_ms: f64,
+    /// Tasks each participant is due to start (open models).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub intended_tasks: Option<u64>,
+    /// Sandboxes opened before the first arrival (open models).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pre_allocated: Option<u32>,
+    /// The most sandboxes the executor grows to (open models).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_sandboxes: Option<u32>,
+    /// Arrivals each participant dropped for want of a free sandbox (open models, once
+    /// the run is over).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub dropped: BTreeMap<String, u64>,
+}
+
+impl LoadManifest {
+    /// The manifest entry of a load model (`None` for upstream's).
+    pub fn of(load: &LoadModel) -> Option<Self> {
+        let entry = match load {
+            LoadModel::Iterations => return None,
+            LoadModel::Duration(duration) => Self {
+                executor: ExecutorKind::Duration.as_str().to_owned(),
+                duration_ms: duration.as_secs_f64() * 1000.0,
+                intended_tasks: None,
+                pre_allocated: None,
+                max_sandboxes: None,
+                dropped: BTreeMap::new(),
+            },
+            LoadModel::ArrivalRate(arrivals) => Self {
+                executor: arrivals.kind.as_str().to_owned(),
+                duration_ms: arrivals.profile.duration().as_secs_f64() * 1000.0,
+                intended_tasks: Some(arrivals.profile.expected_tasks()),
+                pre_allocated: Some(arrivals.pre_allocated),
+                max_sandboxes: Some(arrivals.max_sandboxes),
+                dropped: BTreeMap::new(),
+            },
+        };
+        Some(entry)
+    }
+
+    /// Whether tasks started on an arrival schedule (their records carry response times).
+    pub fn is_open(&self) -> bool {
+        self.intended_tasks.is_some()
     }
 }
 

@@ -2,7 +2,7 @@
 //! identity, times, component, host, origin and task counts. Written when the run starts,
 //! rewritten when it ends, and read back by `bench report` and `bench upload`.
 
-use super::ResolvedRun;
+use super::{LoadManifest, LoadModel, ResolvedRun};
 use crate::component::TaskComponent;
 use crate::config::{BenchmarkConfig, GroupBy};
 use crate::js;
@@ -46,6 +46,9 @@ pub struct RunManifest {
     /// Whether the run was stopped before its schedule ended (Ctrl-C); written only then.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub interrupted: bool,
+    /// The load model, when not upstream's (bench's `executor`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub load: Option<LoadManifest>,
 }
 
 impl RunManifest {
@@ -108,8 +111,14 @@ impl RunConfig {
                     })
                     .collect(),
             },
+            // An arrival-rate run is due to start its arrivals.
             None => RunLength::Iterations {
-                iterations: resolved.iterations,
+                iterations: match &resolved.load {
+                    LoadModel::ArrivalRate(arrivals) => {
+                        u32::try_from(arrivals.profile.expected_tasks()).unwrap_or(u32::MAX)
+                    }
+                    _ => resolved.iterations,
+                },
             },
         };
         Self {

@@ -12,7 +12,7 @@ mod schedule;
 #[cfg(test)]
 mod tests;
 
-pub use load::{ArrivalPlan, LoadModel, LoadOverrides, RateProfile};
+pub use load::{ArrivalPlan, LoadManifest, LoadModel, LoadOverrides, RateProfile};
 #[cfg(test)]
 pub(crate) use manifest::test_manifest;
 pub use manifest::{ComponentInfo, HostInfo, Origin, RunConfig, RunManifest, TaskCounts};

@@ -528,6 +528,7 @@ fn manifest(config: &BenchmarkConfig, participants: &[&str], run_id: &str) -> Ru
         tasks: None,
         log_files: Default::default(),
         interrupted: false,
+        load: None,
     }
 }
 

@@ -5,6 +5,7 @@
 use super::console::Console;
 use super::export::{markdown, ExportManager};
 use super::gate::{self, BELOW_BAR_EXIT};
+use super::load::LoadSummary;
 use super::results::RECORDS_NDJSON;
 use super::step_summary;
 use super::summary::Summary;
@@ -40,6 +41,9 @@ pub fn finish(console: &mut Console, results: RunResults<'_>) -> Result<ExitCode
     console.line("");
     console.line(&SummaryTable::of(&summary).render());
     for line in timing {
+        console.line(&line);
+    }
+    for line in summary.load.iter().flat_map(LoadSummary::lines) {
         console.line(&line);
     }
     console.flush();

@@ -5,6 +5,7 @@
 //! `percentileMethod`; without, `{ run, participants, percentileMethod }` with each
 //! participant's plain numbers.
 
+use super::load::LoadSummary;
 use super::origin;
 use super::participants::ParticipantStats;
 use super::tally::{RunTally, Tallied};
@@ -41,6 +42,8 @@ pub struct Summary {
     pub run: Value,
     /// The scores, or the plain numbers.
     pub verdict: Verdict,
+    /// How the load went, when the run had a load model (bench's `executor`).
+    pub load: Option<LoadSummary>,
 }
 
 impl Summary {
@@ -53,6 +56,7 @@ impl Summary {
             .display
             .as_ref()
             .and_then(|display| display.get("metrics"));
+        let load = LoadSummary::of(manifest.load.as_ref(), &tally);
         let verdict = match tally.into_tallied(display_metrics) {
             Tallied::Scored(spec, samples) => Verdict::Scored {
                 results: score(samples, &spec, display_metrics)?,
@@ -65,6 +69,7 @@ impl Summary {
             benchmark_name: run_config.benchmark_name.clone(),
             run: origin::summary_run(manifest),
             verdict,
+            load,
         })
     }
 
@@ -113,6 +118,9 @@ impl Summary {
             }
         }
         summary.insert("percentileMethod".into(), PERCENTILE_METHOD.into());
+        if let Some(load) = &self.load {
+            summary.insert("load".into(), load.to_json());
+        }
         Value::Object(summary)
     }
 

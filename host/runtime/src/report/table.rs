@@ -241,6 +241,7 @@ mod tests {
             benchmark_name: "S".into(),
             run: json!({}),
             verdict,
+            load: None,
         }
     }
 

@@ -11,7 +11,7 @@ use crate::record::TaskRecord;
 use crate::scoring::{scoring_config_to_spec, ParticipantSamples, SampleCollector, ScoringSpec};
 use anyhow::Result;
 use serde_json::Value;
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 
 /// A run's records, reduced to what its summary needs.
 #[derive(Debug)]
@@ -23,6 +23,10 @@ pub struct RunTally {
     collectors: Collectors,
     /// Each name's latency of successful tasks, for the timing lines.
     latencies: Vec<LatencySpread>,
+    /// Each name's records.
+    tasks: Vec<u64>,
+    /// Each name's dropped arrivals (arrival-rate runs).
+    dropped: Vec<u64>,
     counts: TaskCounts,
 }
 
@@ -59,6 +63,8 @@ impl RunTally {
             index_by_name: HashMap::new(),
             collectors,
             latencies: Vec::new(),
+            tasks: Vec::new(),
+            dropped: Vec::new(),
             counts: TaskCounts::default(),
         };
         for name in &run_config.participants {
@@ -72,6 +78,7 @@ impl RunTally {
     pub fn add(&mut self, participant: &str, record: &TaskRecord) {
         self.counts.add(record);
         let index = self.participant(participant);
+        self.tasks[index] += 1;
         self.latencies[index].add(record);
         match &mut self.collectors {
             Collectors::Scored(spec, collectors) => collectors[index].add(spec, record),
@@ -82,6 +89,29 @@ impl RunTally {
     /// Each participant's latency of successful tasks, in summary order.
     pub(crate) fn latencies(&self) -> impl Iterator<Item = (&str, &LatencySpread)> {
         self.names.iter().map(String::as_str).zip(&self.latencies)
+    }
+
+    /// Each participant's records, in summary order.
+    pub(crate) fn tasks(&self) -> impl Iterator<Item = (&str, u64)> {
+        self.names
+            .iter()
+            .map(String::as_str)
+            .zip(self.tasks.iter().copied())
+    }
+
+    /// Counts an arrival of `participant` that found no free sandbox.
+    pub fn add_dropped(&mut self, participant: &str) {
+        let index = self.participant(participant);
+        self.dropped[index] += 1;
+    }
+
+    /// Each participant's dropped arrivals (0 for those that dropped none), for `run.json`.
+    pub fn dropped(&self) -> BTreeMap<String, u64> {
+        self.names
+            .iter()
+            .cloned()
+            .zip(self.dropped.iter().copied())
+            .collect()
     }
 
     /// How many records there were, and how many failed.
@@ -120,6 +150,8 @@ impl RunTally {
             Collectors::Unscored(collectors) => collectors.push(StatsCollector::default()),
         }
         self.latencies.push(LatencySpread::default());
+        self.tasks.push(0);
+        self.dropped.push(0);
         self.names.push(name.to_owned());
         self.index_by_name
             .insert(name.to_owned(), self.names.len() - 1);
@@ -129,13 +161,14 @@ impl RunTally {
 
 impl RunObserver for RunTally {
     fn observe(&mut self, event: RunEvent<'_>) -> Result<()> {
-        if let RunEvent::TaskFinished {
-            participant,
-            finished,
-            ..
-        } = event
-        {
-            self.add(participant, &finished.record);
+        match event {
+            RunEvent::TaskFinished {
+                participant,
+                finished,
+                ..
+            } => self.add(participant, &finished.record),
+            RunEvent::TaskDropped { participant, .. } => self.add_dropped(participant),
+            _ => {}
         }
         Ok(())
     }

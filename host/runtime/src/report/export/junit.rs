@@ -209,6 +209,7 @@ mod tests {
                 succeeded: 1,
                 metrics: vec![],
             }]),
+            load: None,
         };
         let record = |index, status, code: Option<&str>, data: serde_json::Value| TaskRecord {
             task_index: index,
@@ -263,6 +264,7 @@ mod tests {
             benchmark_name: "S".into(),
             run: json!({}),
             verdict: Verdict::Unscored(vec![stats("b"), stats("a"), stats("idle")]),
+            load: None,
         };
         let record = |index| TaskRecord {
             task_index: index,
