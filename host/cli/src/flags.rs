@@ -24,7 +24,7 @@ pub(crate) const RUN_USAGE: &str = "Usage:
       [--no-ingest | --dry-run] [--out DIR] [--fresh-instance]
       [--allow-host URL] [--allow-dir HOST[:GUEST][:rw]] [--max-memory SIZE] [--task-timeout DURATION]
       [--max-sandboxes N] [--duration DURATION] [--rate N/s] [--stages 30s:10/s,2m:200/s]
-      [--pre-allocated N]
+      [--pre-allocated N] [--warmup N] [--shuffle[=SEED]]
       [--http-keep-alive=false]
       [--export-json FILE] [--export-csv FILE] [--export-markdown FILE] [--export-junit FILE]
       [--fail-under SCORE] [--max-failure-rate FRACTION] [--allow-all-failed] [--require-upload]
@@ -222,6 +222,23 @@ const FLAGS: &[FlagSpec] = &[
     }),
     valued("--stages", |f, flag, v| {
         f.plan.load.stages = Some(load_value(flag, v, config::parse_stages)?);
+        Ok(())
+    }),
+    valued("--warmup", |f, flag, v| {
+        f.plan.warmup = Some(count(flag, v)?);
+        Ok(())
+    }),
+    switch("--shuffle", |f, flag, v| {
+        f.plan.shuffle = true;
+        if !v.is_empty() {
+            let seed = v.parse::<u64>().map_err(|_| {
+                invalid(format!(
+                    "{flag} expects a seed from 0 to {} (got \"{v}\")",
+                    u64::MAX
+                ))
+            })?;
+            f.plan.shuffle_seed = Some(seed);
+        }
         Ok(())
     }),
     valued("--pre-allocated", |f, flag, v| {
@@ -899,6 +916,20 @@ mod tests {
             r#"--stages expects stages like 30s:10/s,2m:200/s (got "30s")"#
         );
         assert_eq!(error(&["--duration"]), "--duration expects a value");
+        let warm = parse(&["--warmup", "3", "--shuffle"]).unwrap();
+        assert_eq!(
+            (warm.plan.warmup, warm.plan.shuffle, warm.plan.shuffle_seed),
+            (Some(3), true, None)
+        );
+        let seeded = parse(&["--shuffle=42", "--iterations", "2"]).unwrap();
+        assert_eq!(
+            (seeded.plan.shuffle_seed, seeded.plan.iterations),
+            (Some(42), Some(2))
+        );
+        assert_eq!(
+            error(&["--shuffle=x"]),
+            r#"--shuffle expects a seed from 0 to 18446744073709551615 (got "x")"#
+        );
         assert_eq!(
             error(&["--pre-allocated", "0"]),
             r#"--pre-allocated expects an integer >= 1 (got "0")"#

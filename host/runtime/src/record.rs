@@ -7,6 +7,9 @@ use serde::ser::SerializeMap;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Map, Value};
 
+/// The phase of warm-up tasks (`--warmup`): recorded, left out of summary and scoring.
+pub const WARMUP_PHASE: &str = "warmup";
+
 /// A JSON object: the `data` of records and steps.
 pub type Data = Map<String, Value>;
 
@@ -167,6 +170,14 @@ impl TaskRecord {
     /// Whether the task succeeded.
     pub fn is_success(&self) -> bool {
         self.status == Status::Success
+    }
+
+    /// Whether the task ran in the warm-up phase.
+    pub fn is_warmup(&self) -> bool {
+        self.data
+            .as_ref()
+            .and_then(|data| data.get("phase"))
+            .is_some_and(|phase| phase == WARMUP_PHASE)
     }
 
     /// `responseTimeMs` or `serviceTimeMs` of a task that ran on an arrival schedule: the

@@ -105,6 +105,8 @@ pub(super) async fn run(task_path: &Path, argv: &[String]) -> Result<ExitCode> {
         log_files: renamed_log_files(names.iter().map(String::as_str)),
         interrupted: false,
         load: LoadManifest::of(&resolved.load),
+        warmup: (resolved.warmup > 0).then_some(resolved.warmup),
+        shuffle_seed: resolved.shuffle_seed,
     };
     results.write_run_json(&manifest)?;
 
@@ -120,6 +122,11 @@ pub(super) async fn run(task_path: &Path, argv: &[String]) -> Result<ExitCode> {
     });
     if let Some(load) = resolved.load.describe(resolved.concurrency) {
         console.line(&format!("Load: {load}"));
+    }
+    if let Some(seed) = resolved.shuffle_seed {
+        console.line(&format!(
+            "Shuffle: participant order changes every round (seed {seed}; --shuffle={seed} repeats it)"
+        ));
     }
     let participants = available
         .iter()

@@ -61,6 +61,8 @@ pub(super) async fn prepare(task_path: &Path, argv: &[String]) -> Result<Prepare
         concurrency: resolved.concurrency,
         stagger_delay_ms: resolved.stagger_delay_ms,
         load: resolved.load.clone(),
+        warmup: resolved.warmup,
+        shuffle_seed: resolved.shuffle_seed,
         stop: Default::default(),
     };
     let sandboxes = exec_plan.sandboxes_at_once(resolved.group_by, available.len());

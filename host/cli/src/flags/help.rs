@@ -59,6 +59,14 @@ const GROUPS: &[(&str, &[(&str, &str)])] = &[
                 "--pre-allocated N",
                 "sandboxes ready before the first arrival (default: --concurrency)",
             ),
+            (
+                "--warmup N",
+                "N warm-up tasks per slot first: recorded (phase warmup), not summarized",
+            ),
+            (
+                "--shuffle[=SEED]",
+                "round mode: a new participant order every round (seed printed, in run.json)",
+            ),
         ],
     ),
     (

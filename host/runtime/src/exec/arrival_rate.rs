@@ -11,11 +11,13 @@
 //! running ones finish (or are interrupted by their slot).
 
 use super::pacing::{flush_ticker, flushing_while};
-use super::{task_finished, ExecPlan, Finishes, ParticipantRun, SlotFactory, TaskRunner};
+use super::{
+    task_finished, warmup_finished, ExecPlan, Finishes, ParticipantRun, SlotFactory, TaskRunner,
+};
 use crate::events::{Finished, RunEvent, RunObserver};
 use crate::js;
 use crate::plan::ArrivalPlan;
-use crate::record::ArrivalTiming;
+use crate::record::{ArrivalTiming, WARMUP_PHASE};
 use anyhow::Result;
 use std::time::{Duration, SystemTime};
 use tokio::task::JoinSet;
@@ -43,6 +45,9 @@ pub async fn run_arrivals<F: SlotFactory>(
     let mut finishes = Finishes::default();
     let mut ticker = flush_ticker();
     let stop = &plan.stop;
+    if plan.warmup > 0 {
+        warm_up(&mut idle, plan, name, total, &mut ticker, observer).await?;
+    }
     let start = Instant::now();
     'arrivals: for (index, offset) in arrivals.profile.arrivals().enumerate() {
         let due = start + offset;
@@ -88,6 +93,40 @@ pub async fn run_arrivals<F: SlotFactory>(
         tasks: finishes.tasks,
         succeeded: finishes.succeeded,
     })
+}
+
+/// Runs the warm-up tasks in every pre-allocated sandbox (all sandboxes at once) before
+/// the first arrival.
+async fn warm_up<R: TaskRunner>(
+    idle: &mut Vec<R>,
+    plan: &ExecPlan,
+    participant: &str,
+    total: usize,
+    ticker: &mut tokio::time::Interval,
+    observer: &mut dyn RunObserver,
+) -> Result<()> {
+    let mut warming = JoinSet::new();
+    for mut slot in idle.drain(..) {
+        let (count, stop) = (plan.warmup, plan.stop.clone());
+        warming.spawn(async move {
+            let mut done = Vec::new();
+            for index in 0..count {
+                if stop.is_stopping() {
+                    break;
+                }
+                done.push(slot.run(index, Some(WARMUP_PHASE)).await);
+            }
+            (slot, done)
+        });
+    }
+    while let Some(joined) = flushing_while(warming.join_next(), ticker, observer).await? {
+        let (slot, done) = joined?;
+        idle.push(slot);
+        for finished in done {
+            warmup_finished(observer, participant, finished, total)?;
+        }
+    }
+    Ok(())
 }
 
 /// Runs task `index`, due at `due`, and adds its arrival timing to the record.
@@ -267,6 +306,26 @@ mod tests {
         );
         // Rising rate: the gaps shrink during the first stage.
         assert!(starts[1] - starts[0] > starts[19] - starts[18]);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn pre_allocated_sandboxes_warm_up_before_the_first_arrival() {
+        let journal = Arc::default();
+        let fake = participant("a", &journal, takes(10));
+        let mut plan = plan(0, 1, 0.0);
+        plan.warmup = 2;
+        let mut tape = Tape::default();
+        let arrivals = constant(10.0, Duration::from_secs(1), 3, 3);
+        run_arrivals(&fake, &plan, &arrivals, &mut tape)
+            .await
+            .unwrap();
+        let warm: Vec<_> = tape.records.iter().filter(|(_, r)| r.is_warmup()).collect();
+        assert_eq!(warm.len(), 6, "2 in each of 3 sandboxes");
+        assert!(warm.iter().all(|(_, r)| r.arrival.is_none()));
+        assert_eq!(
+            tape.without_flushes().last(),
+            Some(&Seen::ParticipantFinished("a".into(), 10, 10))
+        );
     }
 
     #[tokio::test(start_paused = true)]

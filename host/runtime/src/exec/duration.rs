@@ -10,6 +10,7 @@ use super::participant::run_slots;
 use super::{ExecPlan, ParticipantRun, SlotFactory};
 use crate::events::{RunEvent, RunObserver};
 use anyhow::Result;
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 use tokio::time::Instant;
 
@@ -22,9 +23,11 @@ pub async fn run_for_duration<F: SlotFactory>(
 ) -> Result<()> {
     let name = participant.name.as_str();
     observer.observe(RunEvent::ParticipantStarted { participant: name })?;
-    let deadline = Instant::now() + duration;
+    // The clock starts with the first measured task (after the warm-up, if any).
+    let deadline: Arc<OnceLock<Instant>> = Arc::default();
     let slots = (plan.concurrency as usize).max(1);
-    let within = move |_index: usize| Instant::now() < deadline;
+    let within =
+        move |_index: usize| Instant::now() < *deadline.get_or_init(|| Instant::now() + duration);
     let finishes = run_slots(participant, plan, slots, 0, observer, within).await?;
     observer.observe(RunEvent::Flush)?;
     observer.observe(RunEvent::ParticipantFinished {
@@ -38,7 +41,6 @@ pub async fn run_for_duration<F: SlotFactory>(
 mod tests {
     use super::*;
     use crate::exec::test_support::*;
-    use std::sync::Arc;
 
     fn ms(n: u64) -> Duration {
         Duration::from_millis(n)
@@ -68,6 +70,21 @@ mod tests {
             .without_flushes()
             .iter()
             .all(|seen| !matches!(seen, Seen::TaskFinished(_, _, total) if *total != 0)));
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn the_duration_starts_after_the_warm_up() {
+        let journal = Arc::default();
+        let fake = participant("a", &journal, takes(30));
+        let mut plan = plan(0, 1, 0.0);
+        plan.warmup = 3;
+        let start = Instant::now();
+        run_for_duration(&fake, &plan, ms(100), &mut Tape::default())
+            .await
+            .unwrap();
+        // 90 ms of warm-up, then tasks at 90, 120, 150 and 180 ms.
+        assert_eq!(journal.started().len(), 7);
+        assert_eq!(start.elapsed(), ms(210));
     }
 
     #[tokio::test(start_paused = true)]

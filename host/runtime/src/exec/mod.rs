@@ -48,6 +48,10 @@ pub struct ExecPlan {
     pub stagger_delay_ms: f64,
     /// How tasks are started: upstream's iterations, for a duration, or on arrivals.
     pub load: LoadModel,
+    /// Warm-up tasks every slot runs first (phase `warmup`, indexes from 0).
+    pub warmup: u32,
+    /// Round mode: the seed of a new participant order in every round.
+    pub shuffle_seed: Option<u64>,
     /// The run's stop switch: no task starts once it is thrown.
     pub stop: RunStop,
 }
@@ -86,6 +90,21 @@ fn task_finished(
     if finished.record.is_success() {
         finishes.succeeded += 1;
     }
+    observer.observe(RunEvent::TaskFinished {
+        participant,
+        finished: &finished,
+        total,
+    })
+}
+
+/// Sends a finished warm-up task to the observers; it does not count as one of the
+/// participant's tasks.
+fn warmup_finished(
+    observer: &mut dyn RunObserver,
+    participant: &str,
+    finished: Finished,
+    total: usize,
+) -> Result<()> {
     observer.observe(RunEvent::TaskFinished {
         participant,
         finished: &finished,

@@ -11,12 +11,16 @@
 //! as it is collected; no record is kept.
 
 use super::pacing::{flush_ticker, flushing_while, Ramp};
-use super::{task_finished, ExecPlan, Finishes, ParticipantRun, SlotFactory, TaskRunner};
+use super::{
+    task_finished, warmup_finished, ExecPlan, Finishes, ParticipantRun, SlotFactory, TaskRunner,
+};
 use crate::events::{Finished, RunEvent, RunObserver};
+use crate::record::WARMUP_PHASE;
 use anyhow::Result;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
+use tokio::sync::Barrier;
 use tokio::task::JoinSet;
 
 /// How often finished tasks of concurrent slots are handed to the observer.
@@ -59,6 +63,14 @@ async fn run_inline<F: SlotFactory>(
     let ramp = Ramp::new(plan.stagger_delay_ms);
     let mut ticker = flush_ticker();
     let mut finishes = Finishes::default();
+    for warm in 0..plan.warmup {
+        if plan.stop.is_stopping() {
+            break;
+        }
+        let task = slot.run(warm, Some(WARMUP_PHASE));
+        let finished = flushing_while(task, &mut ticker, observer).await?;
+        warmup_finished(observer, &participant.name, finished, total)?;
+    }
     for index in 0..total {
         if plan.stop.unless_stopped(ramp.wait(index)).await.is_none() {
             break;
@@ -85,7 +97,8 @@ async fn run_pool<F: SlotFactory>(
 
 /// Runs `slots` slots that pull the next index from one counter while `more(index)`
 /// holds (and the run is not stopped), handing finished tasks to the observer; `total` is
-/// the schedule length the events report.
+/// the schedule length the events report. With a warm-up, every slot runs its warm-up
+/// tasks first and none pulls an index before all are warm.
 pub(super) async fn run_slots<F: SlotFactory>(
     participant: &ParticipantRun<F>,
     plan: &ExecPlan,
@@ -96,7 +109,9 @@ pub(super) async fn run_slots<F: SlotFactory>(
 ) -> Result<Finishes> {
     let next_index = Arc::new(AtomicUsize::new(0));
     let ramp = Arc::new(Ramp::new(plan.stagger_delay_ms));
-    let done: Arc<Mutex<Vec<Finished>>> = Arc::default();
+    let done: Arc<Mutex<Vec<(bool, Finished)>>> = Arc::default();
+    let warm = Arc::new(Barrier::new(slots));
+    let warmup = plan.warmup;
     let mut workers = JoinSet::new();
     for _ in 0..slots {
         let mut slot = participant.slots.open_slot();
@@ -104,7 +119,20 @@ pub(super) async fn run_slots<F: SlotFactory>(
         let (next_index, ramp, done) = (next_index.clone(), ramp.clone(), done.clone());
         let stop = plan.stop.clone();
         let more = more.clone();
+        let warm = warm.clone();
         workers.spawn(async move {
+            for index in 0..warmup {
+                if stop.is_stopping() {
+                    break;
+                }
+                let finished = slot.run(index, Some(WARMUP_PHASE)).await;
+                done.lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .push((true, finished));
+            }
+            if warmup > 0 {
+                warm.wait().await;
+            }
             while !stop.is_stopping() {
                 let index = next_index.fetch_add(1, Ordering::Relaxed);
                 if !more(index) {
@@ -116,7 +144,7 @@ pub(super) async fn run_slots<F: SlotFactory>(
                 let finished = slot.run(index as u32, schedule.phase_at(index)).await;
                 done.lock()
                     .unwrap_or_else(|e| e.into_inner())
-                    .push(finished);
+                    .push((false, finished));
             }
         });
     }
@@ -135,8 +163,12 @@ pub(super) async fn run_slots<F: SlotFactory>(
             _ = collect.tick() => false,
         };
         let ready = std::mem::take(&mut *done.lock().unwrap_or_else(|e| e.into_inner()));
-        for finished in ready {
-            task_finished(observer, &participant.name, finished, total, &mut finishes)?;
+        for (warmup, finished) in ready {
+            if warmup {
+                warmup_finished(observer, &participant.name, finished, total)?;
+            } else {
+                task_finished(observer, &participant.name, finished, total, &mut finishes)?;
+            }
         }
         if all_done {
             return Ok(finishes);
@@ -260,6 +292,36 @@ mod tests {
             tape.without_flushes().last(),
             Some(&Seen::ParticipantFinished("a".into(), 20, 20))
         );
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn every_slot_warms_up_first_and_warm_up_tasks_do_not_count() {
+        for concurrency in [1, 3] {
+            let journal = Arc::default();
+            let fake = participant("a", &journal, takes(5));
+            let mut plan = plan(6, concurrency, 0.0);
+            plan.warmup = 2;
+            let mut tape = Tape::default();
+            run_participant(&fake, &plan, &mut tape).await.unwrap();
+            let warm = concurrency as usize * 2;
+            let ran = journal.ran();
+            assert_eq!(ran.len(), warm + 6, "concurrency {concurrency}");
+            let (first, rest) = ran.split_at(warm);
+            assert!(first.iter().all(|r| r.phase.as_deref() == Some("warmup")));
+            assert!(rest.iter().all(|r| r.phase.is_none()));
+            let last_warm = first.iter().map(|r| r.ended).max().unwrap();
+            assert!(
+                rest.iter().all(|r| r.started >= last_warm),
+                "all warm first"
+            );
+            let warm_records = tape.records.iter().filter(|(_, r)| r.is_warmup()).count();
+            assert_eq!(warm_records, warm, "warm-up records are reported");
+            assert_eq!(
+                tape.without_flushes().last(),
+                Some(&Seen::ParticipantFinished("a".into(), 6, 6)),
+                "but not counted"
+            );
+        }
     }
 
     #[tokio::test(start_paused = true)]

@@ -204,6 +204,8 @@ pub(crate) fn phased_plan(
         concurrency,
         stagger_delay_ms,
         load: LoadModel::Iterations,
+        warmup: 0,
+        shuffle_seed: None,
         stop: Default::default(),
     }
 }

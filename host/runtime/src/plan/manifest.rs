@@ -49,6 +49,13 @@ pub struct RunManifest {
     /// The load model, when not upstream's (bench's `executor`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub load: Option<LoadManifest>,
+    /// `--warmup`: warm-up tasks per slot, recorded in phase `warmup` and left out of the
+    /// summary.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub warmup: Option<u32>,
+    /// `--shuffle`: the seed of the participant order of every round.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shuffle_seed: Option<u64>,
 }
 
 impl RunManifest {

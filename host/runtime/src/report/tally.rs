@@ -28,6 +28,8 @@ pub struct RunTally {
     /// Each name's dropped arrivals (arrival-rate runs).
     dropped: Vec<u64>,
     counts: TaskCounts,
+    /// Whether the run warmed up (`--warmup`): its warm-up records are left out.
+    warmed_up: bool,
 }
 
 #[derive(Debug)]
@@ -66,6 +68,7 @@ impl RunTally {
             tasks: Vec::new(),
             dropped: Vec::new(),
             counts: TaskCounts::default(),
+            warmed_up: manifest.warmup.is_some(),
         };
         for name in &run_config.participants {
             tally.participant(name);
@@ -74,8 +77,12 @@ impl RunTally {
     }
 
     /// Takes what the summary needs from one record of `participant` (a name the manifest
-    /// does not list joins after the others). Records may come in any order.
+    /// does not list joins after the others); a warm-up record of a run that warmed up
+    /// counts for nothing. Records may come in any order.
     pub fn add(&mut self, participant: &str, record: &TaskRecord) {
+        if self.warmed_up && record.is_warmup() {
+            return;
+        }
         self.counts.add(record);
         let index = self.participant(participant);
         self.tasks[index] += 1;
@@ -211,6 +218,21 @@ mod tests {
             counts,
             [("b", 1, 1), ("a", 2, 1), ("idle", 0, 0), ("x", 1, 0)]
         );
+    }
+
+    #[test]
+    fn warm_up_records_count_only_in_a_run_that_did_not_warm_up() {
+        let mut warm = TaskRecord::bare(0, Status::Success, 1.0);
+        warm.data = json!({"phase": "warmup"}).as_object().cloned();
+        for (manifest, counted) in [
+            (test_manifest(json!({"warmup": 2})), 1),
+            (test_manifest(json!({})), 2),
+        ] {
+            let mut tally = RunTally::new(&manifest);
+            tally.add("a", &warm);
+            tally.add("a", &record(0, Status::Success));
+            assert_eq!(tally.task_counts().total, counted);
+        }
     }
 
     #[test]
