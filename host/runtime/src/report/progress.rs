@@ -1,8 +1,12 @@
 //! A live progress bar on a terminal (indicatif, on stderr): one bar per participant, or
-//! one for the whole run in round mode, with tasks done out of all, failures, tasks/s and
-//! the time left. It replaces upstream's per-task lines only on a terminal; logs and pipes
+//! one for the whole run in round mode, with tasks done out of all, the participant's
+//! p50/p99 so far (latency, or response time in an open-model run, from [`LiveStats`]),
+//! failures, dropped arrivals, tasks/s and the time left. It replaces upstream's per-task lines only on a terminal; logs and pipes
 //! get those lines unchanged.
 
+use super::live::LiveStats;
+use super::load::RESPONSE_TIME;
+use super::participants::LATENCY;
 use crate::events::{RunEvent, RunObserver};
 use anyhow::Result;
 use indicatif::{ProgressBar, ProgressState, ProgressStyle};
@@ -23,6 +27,13 @@ pub struct ProgressBars {
     failed: u64,
     /// Arrivals dropped for want of a free sandbox (arrival-rate runs); they count as done.
     dropped: u64,
+    /// Histograms of every participant's metrics so far.
+    live: LiveStats,
+    /// The participant of the current bar (participant mode).
+    participant: Option<String>,
+    /// The metric the bar shows: latency (`""`), or the response time once a task ran on
+    /// an arrival schedule.
+    headline: &'static str,
 }
 
 impl RunObserver for ProgressBars {
@@ -32,6 +43,7 @@ impl RunObserver for ProgressBars {
                 self.clear();
                 self.label = participant.to_owned();
                 self.length = None;
+                self.participant = Some(participant.to_owned());
             }
             RunEvent::RoundsStarted {
                 participants,
@@ -40,17 +52,26 @@ impl RunObserver for ProgressBars {
                 self.clear();
                 self.label = "rounds".into();
                 self.length = Some((participants * rounds) as u64);
+                self.participant = None;
             }
             RunEvent::TaskFinished {
-                finished, total, ..
+                participant,
+                finished,
+                total,
             } => {
-                if !finished.record.is_success() {
+                let record = &finished.record;
+                if !record.is_success() {
                     self.failed += 1;
                 }
+                if record.arrival.is_some() {
+                    self.headline = RESPONSE_TIME;
+                }
+                self.live.add(participant, record);
                 self.advance(total);
             }
-            RunEvent::TaskDropped { .. } => {
+            RunEvent::TaskDropped { participant, .. } => {
                 self.dropped += 1;
+                self.live.add_dropped(participant);
                 self.advance(0);
             }
             RunEvent::ParticipantFinished { .. } | RunEvent::RoundParticipantFinished { .. } => {
@@ -69,7 +90,19 @@ impl ProgressBars {
         let length = self.length.unwrap_or(total as u64);
         let label = &self.label;
         let bar = self.bar.get_or_insert_with(|| new_bar(label, length));
+        // The position first: setting the message draws the bar.
+        bar.inc(1);
         let mut message = String::new();
+        let headline = if self.headline.is_empty() {
+            LATENCY
+        } else {
+            self.headline
+        };
+        let live = (self.participant.as_deref())
+            .and_then(|participant| self.live.line(participant, headline));
+        if let Some(line) = live {
+            message.push_str(&format!("p50 {:.1}ms p99 {:.1}ms ", line.p50, line.p99));
+        }
         if self.failed > 0 {
             message.push_str(&format!("{} failed ", self.failed));
         }
@@ -77,7 +110,10 @@ impl ProgressBars {
             message.push_str(&format!("{} dropped ", self.dropped));
         }
         bar.set_message(message);
-        bar.inc(1);
+        if bar.length() == Some(bar.position()) {
+            // The last frame shows the full bar, whatever the draw rate allowed before.
+            bar.force_draw();
+        }
     }
 
     /// Takes the current bar off the terminal (before the summary, or a stopped run's end).
@@ -135,7 +171,7 @@ mod tests {
         }
         let bar = bars.bar.clone().unwrap();
         assert_eq!((bar.position(), bar.length()), (3, Some(10)));
-        assert_eq!(bar.message(), "2 failed ");
+        assert_eq!(bar.message(), "p50 1.0ms p99 1.0ms 2 failed ");
         assert_eq!(bar.prefix(), "a");
         bars.observe(RunEvent::ParticipantFinished {
             participant: "a",
@@ -144,6 +180,34 @@ mod tests {
         })
         .unwrap();
         assert!(bars.bar.is_none() && bar.is_finished());
+    }
+
+    #[test]
+    fn an_open_run_shows_response_time_percentiles_and_drops() {
+        let mut bars = ProgressBars::default();
+        bars.observe(RunEvent::ParticipantStarted { participant: "a" })
+            .unwrap();
+        let mut late = finished(Status::Success);
+        late.record.arrival = Some(crate::record::ArrivalTiming {
+            intended_start_at: String::new(),
+            start_lag_ms: 0.0,
+            service_time_ms: 2.0,
+            response_time_ms: 250.0,
+        });
+        bars.observe(RunEvent::TaskFinished {
+            participant: "a",
+            finished: &late,
+            total: 10,
+        })
+        .unwrap();
+        bars.observe(RunEvent::TaskDropped {
+            participant: "a",
+            index: 1,
+        })
+        .unwrap();
+        let bar = bars.bar.clone().unwrap();
+        assert_eq!(bar.message(), "p50 250.0ms p99 250.0ms 1 dropped ");
+        assert_eq!(bar.position(), 2, "a dropped arrival is done too");
     }
 
     #[test]
