@@ -8,7 +8,7 @@ use bench_platform::reporter::{Closing, PlatformRun};
 use bench_runtime::config::GroupBy;
 use bench_runtime::engine::{EngineSettings, TaskEngine};
 use bench_runtime::events::{Observers, RunObserver};
-use bench_runtime::exec::{self, ExecPlan, ParticipantRun, SlotConfig};
+use bench_runtime::exec::{self, ExecPlan, InstrumentFloor, ParticipantRun, SlotConfig};
 use bench_runtime::js;
 use bench_runtime::metrics::MetricsRecorder;
 use bench_runtime::plan::{
@@ -107,6 +107,7 @@ pub(super) async fn run(task_path: &Path, argv: &[String]) -> Result<ExitCode> {
         load: LoadManifest::of(&resolved.load),
         warmup: (resolved.warmup > 0).then_some(resolved.warmup),
         shuffle_seed: resolved.shuffle_seed,
+        instrument_floor: Some(InstrumentFloor::measure()),
     };
     results.write_run_json(&manifest)?;
 

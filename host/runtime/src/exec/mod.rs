@@ -4,6 +4,7 @@
 
 mod arrival_rate;
 mod duration;
+mod floor;
 mod outcome;
 mod pacing;
 mod participant;
@@ -16,6 +17,7 @@ mod test_support;
 
 pub use arrival_rate::run_arrivals;
 pub use duration::run_for_duration;
+pub use floor::{InstrumentFloor, FLOOR_FACTOR};
 pub use participant::run_participant;
 pub use round::run_rounds;
 pub use runner::{SlotFactory, TaskRunner};

@@ -5,6 +5,7 @@
 use super::{LoadManifest, LoadModel, ResolvedRun};
 use crate::component::TaskComponent;
 use crate::config::{BenchmarkConfig, GroupBy};
+use crate::exec::InstrumentFloor;
 use crate::js;
 use crate::record::TaskRecord;
 use serde::{Deserialize, Serialize};
@@ -56,6 +57,9 @@ pub struct RunManifest {
     /// `--shuffle`: the seed of the participant order of every round.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shuffle_seed: Option<u64>,
+    /// What bench itself costs on the machine that ran it, measured at the start.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub instrument_floor: Option<InstrumentFloor>,
 }
 
 impl RunManifest {

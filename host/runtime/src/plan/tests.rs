@@ -531,6 +531,7 @@ fn manifest(config: &BenchmarkConfig, participants: &[&str], run_id: &str) -> Ru
         load: None,
         warmup: None,
         shuffle_seed: None,
+        instrument_floor: None,
     }
 }
 

@@ -46,6 +46,12 @@ pub fn finish(console: &mut Console, results: RunResults<'_>) -> Result<ExitCode
     for line in summary.load.iter().flat_map(LoadSummary::lines) {
         console.line(&line);
     }
+    // On stderr: the summary's own lines stay upstream's.
+    if let Some(floor) = &results.manifest.instrument_floor {
+        for warning in floor.warnings(summary.millisecond_medians()) {
+            eprintln!("{warning}");
+        }
+    }
     console.flush();
     let path = results.dir.join("summary.json");
     std::fs::write(&path, summary.to_json_text())

@@ -5,9 +5,10 @@
 //! `percentileMethod`; without, `{ run, participants, percentileMethod }` with each
 //! participant's plain numbers.
 
-use super::load::LoadSummary;
+use super::load::{LoadSummary, RESPONSE_TIME, SERVICE_TIME};
 use super::origin;
 use super::participants::ParticipantStats;
+use super::participants::LATENCY;
 use super::tally::{RunTally, Tallied};
 use crate::plan::RunManifest;
 use crate::scoring::{score, ScoringSpecError, SummaryRow};
@@ -85,6 +86,41 @@ impl Summary {
             }
         }
         rows
+    }
+
+    /// Every participant's medians in milliseconds (over all its records): participant,
+    /// metric, median, and whether the metric times the whole task.
+    pub(crate) fn millisecond_medians(&self) -> Vec<(&str, &str, f64, bool)> {
+        let task_level = |name: &str| [LATENCY, RESPONSE_TIME, SERVICE_TIME].contains(&name);
+        match &self.verdict {
+            Verdict::Scored { .. } => self
+                .overall_rows()
+                .into_iter()
+                .flat_map(|row| {
+                    row.metrics
+                        .iter()
+                        .filter(|metric| metric.unit == "ms")
+                        .map(|metric| {
+                            let name = metric.name.as_str();
+                            (row.provider.as_str(), name, metric.median, task_level(name))
+                        })
+                })
+                .collect(),
+            Verdict::Unscored(participants) => participants
+                .iter()
+                .flat_map(|participant| {
+                    participant
+                        .metrics
+                        .iter()
+                        .filter(|metric| metric.unit == "ms" && metric.samples > 0)
+                        .map(|metric| {
+                            let name = metric.name.as_str();
+                            let at = participant.participant.as_str();
+                            (at, name, metric.stats.median, task_level(name))
+                        })
+                })
+                .collect(),
+        }
     }
 
     /// The participants, in summary order.
