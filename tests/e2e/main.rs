@@ -10,6 +10,7 @@ mod failure_gates;
 mod guest_errors;
 mod guest_http;
 mod hardening;
+mod load;
 mod outbound_http;
 mod platform;
 mod platform_delivery;
