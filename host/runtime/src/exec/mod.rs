@@ -1,6 +1,9 @@
-//! Executors: they pull tasks from the schedule, honour concurrency and stagger, and send
-//! each finished task to a [`RunObserver`](crate::events::RunObserver). They run tasks through
-//! a [`TaskRunner`] (a sandbox in a run, a fake in unit tests) and never format output.
+//! Executors: they pull tasks from the schedule (upstream's iterations, per participant or
+//! in rounds), run for a duration, or start tasks on an arrival schedule (the load models,
+//! `docs/load-models.md`); they honour concurrency, stagger, warm-up and the stop switch, and
+//! send each finished task to a [`RunObserver`](crate::events::RunObserver). They run tasks
+//! through a [`TaskRunner`] (a sandbox in a run, a fake in unit tests) and never format
+//! output. [`InstrumentFloor`] measures what they add around a task.
 
 mod arrival_rate;
 mod duration;
