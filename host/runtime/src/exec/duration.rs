@@ -26,8 +26,11 @@ pub async fn run_for_duration<F: SlotFactory>(
     // The clock starts with the first measured task (after the warm-up, if any).
     let deadline: Arc<OnceLock<Instant>> = Arc::default();
     let slots = (plan.concurrency as usize).max(1);
-    let within =
-        move |_index: usize| Instant::now() < *deadline.get_or_init(|| Instant::now() + duration);
+    // Task indexes are `u32`: a run of more tasks than that ends there.
+    let within = move |index: usize| {
+        index < u32::MAX as usize
+            && Instant::now() < *deadline.get_or_init(|| Instant::now() + duration)
+    };
     let finishes = run_slots(participant, plan, slots, 0, observer, within).await?;
     observer.observe(RunEvent::Flush)?;
     observer.observe(RunEvent::ParticipantFinished {

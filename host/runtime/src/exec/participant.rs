@@ -2,6 +2,9 @@
 //! (each its own [`TaskRunner`]) pull the next schedule index from one counter; the stagger ramp is anchored to the
 //! first start (spec §3.2–3.3).
 //!
+//! With `--warmup N` every slot first runs N warm-up tasks (phase `warmup`, indexes from 0),
+//! which are reported but not counted as the participant's tasks.
+//!
 //! Once the run's stop is thrown no task starts; the running ones finish (or are
 //! interrupted by their slot) and the participant ends with the records it has.
 //!
