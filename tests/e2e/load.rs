@@ -2,12 +2,14 @@
 //! the target stalls, the open model's response time shows it while a closed loop hides it;
 //! arrivals with no free sandbox are dropped and counted; ramping stages start the planned
 //! count per stage; warm-up records are kept but not summarized; `--shuffle` changes the
-//! round order and a seed repeats it. The latency is the test's: the `sleeper` guest's
+//! round order and a seed repeats it; an uploaded arrival-rate run is complete with the
+//! tasks it started. The latency is the test's: the `sleeper` guest's
 //! `--sleep-ms`, or a local HTTP server the test stalls on purpose.
 
 use crate::support::{
-    bench::{run_bench, Run},
+    bench::{run_bench, run_command, Run},
     guests::test_guest,
+    platform::{platform_bench, run_id, Server},
     results::{read_json, records},
 };
 use chrono::DateTime;
@@ -373,4 +375,37 @@ fn a_shuffle_changes_the_round_order_and_its_seed_repeats_it() {
     let (_, other) = round_orders(dir.path(), "c", "--shuffle=12");
     assert_ne!(first, other);
     assert_eq!(read_json(&dir.path().join("a/run.json"))["shuffleSeed"], 11);
+}
+
+#[test]
+fn an_uploaded_arrival_rate_run_is_complete_with_the_tasks_it_started() {
+    let dir = TempDir::new().unwrap();
+    let server = Server::start(dir.path());
+    let args = [
+        "--rate",
+        "50/s",
+        "--duration",
+        "1s",
+        "--pre-allocated",
+        "1",
+        "--max-sandboxes",
+        "2",
+        "--sleep-ms",
+        "100",
+    ];
+    let (_, out) = run_guest("sleeper", dir.path(), "results", &args);
+    let started = records(&out).len();
+    assert!(started < 50, "some arrivals were dropped: {started}");
+    let upload = run_command(
+        platform_bench(dir.path(), &server.url(), &server.key).args(["upload", "results"]),
+    );
+    assert_eq!(upload.code, Some(0), "{}\n{}", upload.stdout, upload.stderr);
+    assert!(!upload.stderr.contains("missing"), "{}", upload.stderr);
+    let id = run_id(&upload);
+    assert_eq!(server.records("sleeper", &id).len(), started);
+    let (_, workers) = server.get(&format!(
+        "/benchmarks/sleeper/runs/{id}/participants/local/workers"
+    ));
+    let worker = &workers["items"][0];
+    assert_eq!(worker["status"], "completed", "{worker}");
 }

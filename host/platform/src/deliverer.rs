@@ -150,7 +150,8 @@ impl Deliverer {
                 records,
                 metrics_lines,
             } => {
-                self.delivery.set_metrics_lines(participant, metrics_lines);
+                self.delivery
+                    .participant_done(participant, records, metrics_lines);
                 self.finished[participant] = Some(records);
             }
             Command::Finish => self.finishing = true,

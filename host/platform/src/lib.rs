@@ -86,6 +86,7 @@ pub fn new_ledger(
         shared_metrics_uploaded: false,
         summary: None,
         summary_submitted: false,
+        time_bounded: manifest.load.is_some(),
     })
 }
 
