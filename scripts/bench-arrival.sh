@@ -8,7 +8,7 @@
 #
 # For each rate: tasks intended, started and dropped, the achieved rate, and the start lag
 # (intended → actual start, from every record's `arrival.startLagMs`) at p50, p99 and max.
-# A rate is sustained when nothing was dropped and the p99 lag stays under one arrival gap.
+# A rate is sustained when nothing was dropped (every arrival found a free sandbox in time).
 set -euo pipefail
 
 seconds=${1:-5}
@@ -43,7 +43,7 @@ for rate in "${rates[@]}"; do
   awk -v rate="$rate" -v intended="$intended" -v started="$started" -v dropped="$dropped" \
     -v achieved="$achieved" '{ lag[NR] = $1 } END {
       p50 = lag[int((NR - 1) * 0.50) + 1]; p99 = lag[int((NR - 1) * 0.99) + 1]; max = lag[NR]
-      ok = (dropped == 0 && p99 < 1000 / rate) ? "yes" : "no"
+      ok = (dropped == 0) ? "yes" : "no"
       printf "%8d %9d %9d %8d %10s %7.3fms %7.3fms %7.3fms %s\n",
         rate, intended, started, dropped, achieved, p50, p99, max, ok }' "$work/lags"
   rm -rf "$out"

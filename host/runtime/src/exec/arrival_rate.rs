@@ -48,6 +48,9 @@ pub async fn run_arrivals<F: SlotFactory>(
     if plan.warmup > 0 {
         warm_up(&mut idle, plan, name, total, &mut ticker, observer).await?;
     }
+    // One wait for the stop, polled at every arrival.
+    let stopping = stop.stopping();
+    tokio::pin!(stopping);
     let start = Instant::now();
     'arrivals: for (index, offset) in arrivals.profile.arrivals().enumerate() {
         let due = start + offset;
@@ -56,7 +59,7 @@ pub async fn run_arrivals<F: SlotFactory>(
         loop {
             tokio::select! {
                 biased;
-                () = stop.stopping() => break 'arrivals,
+                () = &mut stopping => break 'arrivals,
                 Some(joined) = running.join_next() => {
                     let (slot, finished) = joined?;
                     idle.push(slot);
