@@ -10,7 +10,7 @@ pub(crate) use early::{color_choice, reject_typos, split_task_words};
 pub(crate) use help::flags_help;
 
 use crate::color::ColorChoice;
-use bench_runtime::config::{is_lowercase_slug, GroupBy};
+use bench_runtime::config::{self, is_lowercase_slug, GroupBy};
 use bench_runtime::exec::Shard;
 use bench_runtime::js;
 use bench_runtime::plan::Overrides;
@@ -25,7 +25,8 @@ pub(crate) const RUN_USAGE: &str = "Usage:
       [--iterations N] [--concurrency N] [--stagger-delay-ms N] [--group-by participant|round]
       [--no-ingest | --dry-run] [--out DIR] [--fresh-instance]
       [--allow-host URL] [--allow-dir HOST[:GUEST][:rw]] [--max-memory SIZE] [--task-timeout DURATION]
-      [--max-sandboxes N]
+      [--max-sandboxes N] [--duration DURATION] [--rate N/s] [--stages 30s:10/s,2m:200/s]
+      [--pre-allocated N] [--warmup N] [--shuffle[=SEED]]
       [--http-keep-alive=false]
       [--export-json FILE] [--export-csv FILE] [--export-markdown FILE] [--export-junit FILE]
       [--export-html FILE]
@@ -228,6 +229,40 @@ const FLAGS: &[FlagSpec] = &[
     }),
     valued("--max-sandboxes", |f, flag, v| {
         f.sandbox.max_sandboxes = Some(count(flag, v)?.into());
+        f.plan.load.max_sandboxes = f.sandbox.max_sandboxes;
+        Ok(())
+    }),
+    valued("--duration", |f, flag, v| {
+        f.plan.load.duration = Some(load_value(flag, v, config::parse_duration)?);
+        Ok(())
+    }),
+    valued("--rate", |f, flag, v| {
+        f.plan.load.rate = Some(load_value(flag, v, config::parse_rate)?);
+        Ok(())
+    }),
+    valued("--stages", |f, flag, v| {
+        f.plan.load.stages = Some(load_value(flag, v, config::parse_stages)?);
+        Ok(())
+    }),
+    valued("--warmup", |f, flag, v| {
+        f.plan.warmup = Some(count(flag, v)?);
+        Ok(())
+    }),
+    switch("--shuffle", |f, flag, v| {
+        f.plan.shuffle = true;
+        if !v.is_empty() {
+            let seed = v.parse::<u64>().map_err(|_| {
+                invalid(format!(
+                    "{flag} expects a seed from 0 to {} (got \"{v}\")",
+                    u64::MAX
+                ))
+            })?;
+            f.plan.shuffle_seed = Some(seed);
+        }
+        Ok(())
+    }),
+    valued("--pre-allocated", |f, flag, v| {
+        f.plan.load.pre_allocated = Some(count(flag, v)?);
         Ok(())
     }),
     switch("--http-keep-alive", |f, flag, v| {
@@ -472,6 +507,17 @@ fn duration_ms(flag: &str, value: &str) -> Result<u64, FlagError> {
                 "{flag} expects a duration like 30s or 500ms (got \"{value}\")"
             ))
         })
+}
+
+/// A load value (`--duration 60s`, `--rate 200/s`, `--stages 30s:10/s,…`) read by the
+/// config's own parser; its message follows the flag's name.
+fn load_value<T>(
+    flag: &str,
+    value: &str,
+    parse: fn(&str) -> Result<T, String>,
+) -> Result<T, FlagError> {
+    text(flag, value)?;
+    parse(value).map_err(|message| invalid(format!("{flag} {message}")))
 }
 
 /// A switch's value: on when bare or `=true`, off with `=false`.
@@ -920,6 +966,59 @@ mod tests {
         assert_eq!(
             error(&["--task-timeout", "0"]),
             r#"--task-timeout expects a duration like 30s or 500ms (got "0")"#
+        );
+    }
+
+    #[test]
+    fn load_flags() {
+        let flags = parse(&[
+            "--rate",
+            "200/s",
+            "--duration=1m",
+            "--pre-allocated",
+            "5",
+            "--max-sandboxes",
+            "50",
+        ])
+        .unwrap();
+        let load = &flags.plan.load;
+        assert_eq!(load.rate, Some(200.0));
+        assert_eq!(load.duration, Some(std::time::Duration::from_secs(60)));
+        assert_eq!(load.pre_allocated, Some(5));
+        assert_eq!(load.max_sandboxes, Some(50));
+        assert_eq!(flags.sandbox.max_sandboxes, Some(50));
+        let stages = parse(&["--stages", "30s:10/s,2m:200/s,30s:0/s"]).unwrap();
+        assert_eq!(stages.plan.load.stages.unwrap().len(), 3);
+        assert_eq!(
+            error(&["--rate", "fast"]),
+            r#"--rate expects a rate like 200/s or 30/m, at most 100000/s (got "fast")"#
+        );
+        assert_eq!(
+            error(&["--duration", "60"]),
+            r#"--duration expects a duration like 60s, 500ms or 2m, at most 7 days (got "60")"#
+        );
+        assert_eq!(
+            error(&["--stages", "30s"]),
+            r#"--stages expects stages like 30s:10/s,2m:200/s (got "30s")"#
+        );
+        assert_eq!(error(&["--duration"]), "--duration expects a value");
+        let warm = parse(&["--warmup", "3", "--shuffle"]).unwrap();
+        assert_eq!(
+            (warm.plan.warmup, warm.plan.shuffle, warm.plan.shuffle_seed),
+            (Some(3), true, None)
+        );
+        let seeded = parse(&["--shuffle=42", "--iterations", "2"]).unwrap();
+        assert_eq!(
+            (seeded.plan.shuffle_seed, seeded.plan.iterations),
+            (Some(42), Some(2))
+        );
+        assert_eq!(
+            error(&["--shuffle=x"]),
+            r#"--shuffle expects a seed from 0 to 18446744073709551615 (got "x")"#
+        );
+        assert_eq!(
+            error(&["--pre-allocated", "0"]),
+            r#"--pre-allocated expects an integer >= 1 (got "0")"#
         );
     }
 

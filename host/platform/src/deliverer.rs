@@ -32,7 +32,7 @@ pub(crate) enum Command {
     /// The tasks are over: deliver everything.
     Finish,
     /// The run summary to submit.
-    Summary(RunSummary),
+    Summary(Box<RunSummary>),
 }
 
 /// Where the claim of one participant's worker stands.
@@ -150,11 +150,12 @@ impl Deliverer {
                 records,
                 metrics_lines,
             } => {
-                self.delivery.set_metrics_lines(participant, metrics_lines);
+                self.delivery
+                    .participant_done(participant, records, metrics_lines);
                 self.finished[participant] = Some(records);
             }
             Command::Finish => self.finishing = true,
-            Command::Summary(summary) => self.delivery.set_summary(summary),
+            Command::Summary(summary) => self.delivery.set_summary(*summary),
         }
         self.status.send_modify(|status| {
             status.applied += u64::from(from_run);

@@ -167,8 +167,20 @@ impl Delivery {
     }
 
     /// Records which `metrics.jsonl` lines belong to a participant (participant mode).
-    pub(crate) fn set_metrics_lines(&mut self, participant: usize, lines: (usize, usize)) {
-        self.ledger.participants[participant].metrics_lines = Some(lines);
+    /// Participant mode: a participant finished with `records` records, taken while these
+    /// lines of `metrics.jsonl` were written; in a run with a load model its records are
+    /// all its tasks.
+    pub(crate) fn participant_done(
+        &mut self,
+        participant: usize,
+        records: usize,
+        lines: (usize, usize),
+    ) {
+        let entry = &mut self.ledger.participants[participant];
+        entry.metrics_lines = Some(lines);
+        if self.ledger.time_bounded {
+            entry.total_tasks = records as u64;
+        }
         self.save();
     }
 
@@ -474,6 +486,18 @@ impl Delivery {
     /// `Interrupted` rather than `Partial`.
     pub(crate) fn mark_interrupted(&mut self) {
         self.interrupted = true;
+    }
+
+    /// A finished run with a load model: each participant's tasks are the records it has
+    /// (counted so far), not a planned count.
+    pub(crate) fn plan_what_was_recorded(&mut self) {
+        if !self.ledger.time_bounded {
+            return;
+        }
+        for (entry, tally) in self.ledger.participants.iter_mut().zip(&self.tallies) {
+            entry.total_tasks = tally.received as u64;
+        }
+        self.save();
     }
 
     /// Planned and recorded tasks, per participant and in all.

@@ -86,11 +86,12 @@ pub fn new_ledger(
         shared_metrics_uploaded: false,
         summary: None,
         summary_submitted: false,
+        time_bounded: manifest.load.is_some(),
     })
 }
 
 /// The `submitRunSummary` body from a results directory's `summary.json`, when the run was
-/// scored: `{ run, results, scoring? }`.
+/// scored: `{ run, results, scoring?, load? }`.
 pub fn summary_body(dir: &Path) -> Option<RunSummary> {
     let text = std::fs::read_to_string(dir.join("summary.json")).ok()?;
     serde_json::from_str(&text).ok()
@@ -155,6 +156,16 @@ mod tests {
         assert_eq!(
             serde_json::to_string(&summary_body(dir.path()).unwrap()).unwrap(),
             r#"{"run":{"triggeredBy":"manual"},"results":[{"provider":"a"}],"scoring":{"metrics":[]}}"#
+        );
+        std::fs::write(
+            dir.path().join("summary.json"),
+            r#"{"run":{},"results":[],"percentileMethod":"x","load":{"executor":"constant-arrival-rate","participants":[{"participant":"a","dropped":3}]}}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            serde_json::to_string(&summary_body(dir.path()).unwrap()).unwrap(),
+            r#"{"run":{},"results":[],"load":{"executor":"constant-arrival-rate","participants":[{"participant":"a","dropped":3}]}}"#,
+            "the load section (dropped tasks, rates) is uploaded"
         );
         std::fs::write(
             dir.path().join("summary.json"),

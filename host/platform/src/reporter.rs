@@ -301,7 +301,7 @@ impl Closing {
             delivery.set_summary(summary);
             return;
         }
-        platform.send(Command::Summary(summary));
+        platform.send(Command::Summary(Box::new(summary)));
         if !platform.wait().await {
             self.stop().await;
         }
@@ -404,6 +404,7 @@ impl RunObserver for PlatformObserver {
                 }
             }
             RunEvent::TaskFinished { .. }
+            | RunEvent::TaskDropped { .. }
             | RunEvent::RoundsStarted { .. }
             | RunEvent::RoundParticipantFinished { .. }
             | RunEvent::Flush => {}

@@ -108,6 +108,10 @@ pub struct Ledger {
     pub summary: Option<RunSummary>,
     /// The run summary was acknowledged.
     pub summary_submitted: bool,
+    /// The run had a load model (bench's `executor`): a participant's tasks are what it
+    /// recorded, known when it finishes, not a planned count.
+    #[serde(default)]
+    pub time_bounded: bool,
 }
 
 /// A new delivery id: 128 bits from the operating system's generator, as hex.
@@ -181,6 +185,7 @@ mod tests {
             shared_metrics_uploaded: false,
             summary: None,
             summary_submitted: false,
+            time_bounded: false,
         };
         ledger.save(dir.path()).unwrap();
         let back = Ledger::load(dir.path()).unwrap().unwrap();

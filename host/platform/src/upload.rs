@@ -43,6 +43,8 @@ pub async fn upload(dir: &Path, overrides: &Overrides) -> Result<bool> {
     }
     if manifest.completed_at.is_none() {
         delivery.mark_interrupted();
+    } else {
+        delivery.plan_what_was_recorded();
     }
     let completeness = delivery.completeness();
     if completeness.missing() > 0 {

@@ -63,6 +63,7 @@ fn record(shape: Shape, task_index: u32) -> TaskRecord {
         completed_at: at,
         latency_ms: 0.0,
         steps: vec![step],
+        arrival: None,
     }
 }
 

@@ -40,6 +40,14 @@ pub enum RunEvent<'a> {
         /// The schedule length.
         total: usize,
     },
+    /// An arrival-rate run: a task was due but no sandbox was free, so it did not start
+    /// (k6's `dropped_iterations`).
+    TaskDropped {
+        /// The participant it was due for.
+        participant: &'a str,
+        /// Its index on the arrival schedule.
+        index: u32,
+    },
     /// Participant mode: a participant finished.
     ParticipantFinished {
         /// The participant's name.

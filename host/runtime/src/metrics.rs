@@ -281,7 +281,9 @@ impl RunObserver for MetricsRecorder {
                     inner.round_width = participants;
                 }
             }
-            RunEvent::RoundParticipantFinished { .. } | RunEvent::Flush => {}
+            RunEvent::TaskDropped { .. }
+            | RunEvent::RoundParticipantFinished { .. }
+            | RunEvent::Flush => {}
         }
         Ok(())
     }

@@ -7,6 +7,9 @@ use serde::ser::SerializeMap;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Map, Value};
 
+/// The phase of warm-up tasks (`--warmup`): recorded, left out of summary and scoring.
+pub const WARMUP_PHASE: &str = "warmup";
+
 /// A JSON object: the `data` of records and steps.
 pub type Data = Map<String, Value>;
 
@@ -120,6 +123,29 @@ pub struct TaskRecord {
     pub latency_ms: f64,
     /// Steps in completion order.
     pub steps: Vec<StepRecord>,
+    /// When an open-model (arrival-rate) task was due and how long it took counted from
+    /// then; absent in every other run, so their records keep upstream's shape.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub arrival: Option<ArrivalTiming>,
+}
+
+/// The open-model timing of a task: the service time counts from the actual start, the
+/// response time from the intended one, so a stalled target shows in the response time
+/// even when the task itself started late.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ArrivalTiming {
+    /// ISO time the task was due on the arrival schedule.
+    pub intended_start_at: String,
+    /// How late the task started, in milliseconds (intended → actual start).
+    #[serde(serialize_with = "crate::js::serialize_number")]
+    pub start_lag_ms: f64,
+    /// Actual start → end, in milliseconds.
+    #[serde(serialize_with = "crate::js::serialize_number")]
+    pub service_time_ms: f64,
+    /// Intended start → end, in milliseconds.
+    #[serde(serialize_with = "crate::js::serialize_number")]
+    pub response_time_ms: f64,
 }
 
 #[cfg(test)]
@@ -135,6 +161,7 @@ impl TaskRecord {
             completed_at: String::new(),
             latency_ms,
             steps: vec![],
+            arrival: None,
         }
     }
 }
@@ -143,6 +170,25 @@ impl TaskRecord {
     /// Whether the task succeeded.
     pub fn is_success(&self) -> bool {
         self.status == Status::Success
+    }
+
+    /// Whether the task ran in the warm-up phase.
+    pub fn is_warmup(&self) -> bool {
+        self.data
+            .as_ref()
+            .and_then(|data| data.get("phase"))
+            .is_some_and(|phase| phase == WARMUP_PHASE)
+    }
+
+    /// `responseTimeMs` or `serviceTimeMs` of a task that ran on an arrival schedule: the
+    /// metrics scoring reads from the record's timing when its data has no such key.
+    pub(crate) fn arrival_metric(&self, key: &str) -> Option<f64> {
+        let arrival = self.arrival.as_ref()?;
+        match key {
+            "responseTimeMs" => Some(arrival.response_time_ms),
+            "serviceTimeMs" => Some(arrival.service_time_ms),
+            _ => None,
+        }
     }
 
     /// The console/summary label of a failure: `errorCode ?? 'unknown error'`.
@@ -182,11 +228,34 @@ mod tests {
             completed_at: "c".into(),
             latency_ms: 12.0,
             steps: vec![step("probe")],
+            arrival: None,
         };
         assert_eq!(
             serde_json::to_string(&record).unwrap(),
             r#"{"taskIndex":10,"status":"success","startedAt":"s","data":{"phase":"cold"},"completedAt":"c","latencyMs":12,"steps":[{"name":"probe","status":"success","startedAt":"a","completedAt":"b","latencyMs":3,"data":{"ops":5}}]}"#
         );
+    }
+
+    #[test]
+    fn open_model_timing_comes_last_and_only_when_present() {
+        let mut record = TaskRecord::bare(3, Status::Success, 12.0);
+        let closed = serde_json::to_string(&record).unwrap();
+        assert!(!closed.contains("arrival"), "{closed}");
+        record.arrival = Some(ArrivalTiming {
+            intended_start_at: "i".into(),
+            start_lag_ms: 0.5,
+            service_time_ms: 12.0,
+            response_time_ms: 12.5,
+        });
+        let open = serde_json::to_string(&record).unwrap();
+        assert!(
+            open.ends_with(r#""steps":[],"arrival":{"intendedStartAt":"i","startLagMs":0.5,"serviceTimeMs":12,"responseTimeMs":12.5}}"#),
+            "{open}"
+        );
+        let back: TaskRecord = serde_json::from_str(&open).unwrap();
+        assert_eq!(back, record);
+        assert_eq!(back.arrival_metric("responseTimeMs"), Some(12.5));
+        assert_eq!(back.arrival_metric("latencyMs"), None);
     }
 
     #[test]

@@ -37,6 +37,9 @@ pub(super) async fn check(task_path: &Path, argv: &[String]) -> Result<bool> {
         js::number_to_string(resolved.stagger_delay_ms),
         resolved.group_by.as_str()
     );
+    if let Some(load) = resolved.load.describe(resolved.concurrency) {
+        println!("Load: {load}");
+    }
     for participant in available {
         println!("Participant {}: ready", escape(&participant.name));
     }

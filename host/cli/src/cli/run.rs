@@ -12,10 +12,12 @@ use bench_platform::reporter::{Closing, PlatformRun};
 use bench_runtime::config::GroupBy;
 use bench_runtime::engine::{EngineSettings, TaskEngine};
 use bench_runtime::events::{Observers, RunObserver};
-use bench_runtime::exec::{self, ExecPlan, ParticipantRun, Shard, SlotConfig};
+use bench_runtime::exec::{self, ExecPlan, InstrumentFloor, ParticipantRun, Shard, SlotConfig};
 use bench_runtime::js;
 use bench_runtime::metrics::MetricsRecorder;
-use bench_runtime::plan::{self, ComponentInfo, HostInfo, RunConfig, RunManifest};
+use bench_runtime::plan::{
+    self, ComponentInfo, HostInfo, LoadManifest, LoadModel, RunConfig, RunManifest,
+};
 use bench_runtime::report::console::{Console, Header};
 use bench_runtime::report::export::ExportManager;
 use bench_runtime::report::failures::{FirstFailure, FAILED_TASKS_EXIT};
@@ -187,6 +189,10 @@ async fn run_task(task_path: &Path, argv: &[String], resumed: Option<Resumed>) -
         log_files: renamed_log_files(names.iter().map(String::as_str)),
         interrupted: false,
         shard: flags.shard,
+        load: LoadManifest::of(&resolved.load),
+        warmup: (resolved.warmup > 0).then_some(resolved.warmup),
+        shuffle_seed: resolved.shuffle_seed,
+        instrument_floor: Some(InstrumentFloor::measure()),
     };
     let resuming = resumed.is_some();
     let mut manifest = resumed.map_or(fresh, |resumed| resumed.manifest);
@@ -209,6 +215,14 @@ async fn run_task(task_path: &Path, argv: &[String], resumed: Option<Resumed>) -
         stagger_delay_ms: resolved.stagger_delay_ms,
         group_by: resolved.group_by.as_str(),
     });
+    if let Some(load) = resolved.load.describe(resolved.concurrency) {
+        console.line(&format!("Load: {load}"));
+    }
+    if let Some(seed) = resolved.shuffle_seed {
+        console.line(&format!(
+            "Shuffle: participant order changes every round (seed {seed}; --shuffle={seed} repeats it)"
+        ));
+    }
     // A dispatched run's sandboxes are the workers', with their own environment.
     let local = if flags.dispatch.is_some() {
         &[][..]
@@ -328,6 +342,9 @@ async fn run_task(task_path: &Path, argv: &[String], resumed: Option<Resumed>) -
     let completed_at = SystemTime::now();
     let counts = tally.task_counts();
     manifest.complete(js::iso_timestamp(completed_at), counts);
+    if let Some(load) = manifest.load.as_mut().filter(|load| load.is_open()) {
+        load.dropped = tally.dropped();
+    }
     manifest.interrupted = exec_plan.stop.is_stopping();
     reporter.results.write_run_json(&manifest)?;
     let results = RunResults {
@@ -377,7 +394,17 @@ async fn execute(
                         continue;
                     }
                 }
-                exec::run_participant(participant, plan, observer).await?;
+                match &plan.load {
+                    LoadModel::Iterations => {
+                        exec::run_participant(participant, plan, observer).await?
+                    }
+                    LoadModel::Duration(duration) => {
+                        exec::run_for_duration(participant, plan, *duration, observer).await?
+                    }
+                    LoadModel::ArrivalRate(arrivals) => {
+                        exec::run_arrivals(participant, plan, arrivals, observer).await?
+                    }
+                }
             }
             Ok(())
         }

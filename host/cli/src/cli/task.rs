@@ -80,10 +80,18 @@ pub(super) async fn prepare(task_path: &Path, argv: &[String]) -> Result<Prepare
         schedule: Arc::new(plan::Schedule::for_run(&config, &resolved)),
         concurrency: resolved.concurrency,
         stagger_delay_ms: resolved.stagger_delay_ms,
+        load: resolved.load.clone(),
+        warmup: resolved.warmup,
+        shuffle_seed: resolved.shuffle_seed,
         stop: Default::default(),
     };
     let sandboxes = exec_plan.sandboxes_at_once(resolved.group_by, available.len());
-    grants.ensure_sandboxes(sandboxes, resolved.group_by, resolved.concurrency)?;
+    grants.ensure_sandboxes(
+        sandboxes,
+        resolved.group_by,
+        &resolved.load,
+        resolved.concurrency,
+    )?;
     Ok(Prepared {
         engine,
         task,

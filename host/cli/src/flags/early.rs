@@ -88,13 +88,14 @@ pub(crate) fn reject_typos(flags: &[String]) -> Result<(), FlagError> {
     Ok(())
 }
 
-/// bench's flag within two edits of `name` (the nearest), if any.
+/// bench's flag nearest to `name` within two edits (one edit for a flag of fewer than 8
+/// letters: `--raise` is a task's own flag, not a typo of `--rate`), if any.
 fn closest_flag(name: &str) -> Option<&'static str> {
     FLAGS
         .iter()
         .filter(|spec| spec.name.len() > 3)
         .map(|spec| (strsim::damerau_levenshtein(name, spec.name), spec.name))
-        .filter(|(distance, _)| *distance <= 2)
+        .filter(|(distance, flag)| *distance <= if flag.len() >= 10 { 2 } else { 1 })
         .min()
         .map(|(_, flag)| flag)
 }
@@ -155,6 +156,12 @@ mod tests {
         );
         // Far from every bench flag: perhaps the task's own, checked after its config call.
         assert_eq!(reject_typos(&words("--region eu --bogus")), Ok(()));
+        // Short flags take one edit: two from `--rate` is a task's own flag.
+        assert_eq!(reject_typos(&words("--raise plain")), Ok(()));
+        assert_eq!(
+            reject_typos(&words("--rte 5/s")).unwrap_err().to_string(),
+            "Unknown flag(s): --rte (did you mean --rate?)"
+        );
         // A value is not a flag, even when it looks like one.
         assert_eq!(reject_typos(&words("--name --iteratons")), Ok(()));
     }

@@ -41,6 +41,35 @@ const GROUPS: &[(&str, &[(&str, &str)])] = &[
         ],
     ),
     (
+        "Load model (see docs/load-models.md)",
+        &[
+            (
+                "--duration DURATION",
+                "run each participant for DURATION (60s, 2m) instead of N iterations",
+            ),
+            (
+                "--rate N/s",
+                "open model: start N tasks per second for --duration, late or not",
+            ),
+            (
+                "--stages 30s:10/s,2m:200/s",
+                "open model: ramp the arrival rate linearly through these targets",
+            ),
+            (
+                "--pre-allocated N",
+                "sandboxes ready before the first arrival (default: --concurrency)",
+            ),
+            (
+                "--warmup N",
+                "N warm-up tasks per slot first: recorded (phase warmup), not summarized",
+            ),
+            (
+                "--shuffle[=SEED]",
+                "round mode: a new participant order every round (seed printed, in run.json)",
+            ),
+        ],
+    ),
+    (
         "Results and reporting",
         &[
             (
@@ -107,7 +136,7 @@ const GROUPS: &[(&str, &[(&str, &str)])] = &[
             ),
             (
                 "--max-sandboxes N",
-                "most sandboxes alive at once (default 10000)",
+                "most sandboxes alive at once (default 10000); arrival-rate runs grow up to it",
             ),
             (
                 "--http-keep-alive[=false]",

@@ -264,6 +264,10 @@ pub struct RunSummary {
     /// The scoring that produced the rows.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub scoring: Option<Value>,
+    /// bench's load section (runs with an `executor`): started, intended and dropped tasks,
+    /// achieved and intended rate per participant.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub load: Option<Value>,
 }
 
 /// The query of a paged list: `?limit&offset`.

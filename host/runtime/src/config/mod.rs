@@ -3,6 +3,7 @@
 //! display variant B) and the `bench run` loader, then turned into typed values.
 
 mod display;
+mod executor_section;
 mod fields;
 mod rules;
 mod sandbox_section;
@@ -14,6 +15,9 @@ use crate::js;
 use crate::report::console::escape;
 use serde_json::{Map, Value};
 
+pub use executor_section::{
+    parse_duration, parse_rate, parse_stages, ExecutorConfig, ExecutorKind, Stage,
+};
 pub use fields::is_lowercase_slug;
 pub(crate) use fields::positive_int;
 pub use sandbox_section::SandboxConfig;
@@ -134,6 +138,8 @@ pub struct BenchmarkConfig {
     pub custom_cli_flags: Vec<String>,
     /// bench's sandbox grants and limits (`allowedHosts`, `passEnv`, `httpKeepAlive`, `limits`).
     pub sandbox: SandboxConfig,
+    /// bench's `executor`: how tasks are started (absent: upstream's iteration count).
+    pub executor: ExecutorConfig,
     /// The whole config as declared.
     pub raw: Value,
 }
@@ -149,14 +155,16 @@ pub fn parse_config(json: &str) -> Result<BenchmarkConfig, ConfigError> {
     let invalid = |message: String| ConfigError::Invalid(escape(&message).into_owned());
     rules::validate(object).map_err(invalid)?;
     sandbox_section::validate(object).map_err(invalid)?;
+    let executor = executor_section::read(object).map_err(invalid)?;
     let participants = rules::participants(object).map_err(invalid)?;
-    Ok(typed(object, participants, raw.clone()))
+    Ok(typed(object, participants, executor, raw.clone()))
 }
 
 /// Reads the typed values out of a config that passed validation.
 fn typed(
     config: &Map<String, Value>,
     participants: Vec<Participant>,
+    executor: ExecutorConfig,
     raw: Value,
 ) -> BenchmarkConfig {
     let string = |key: &str| config.get(key).map(js::value_to_string).unwrap_or_default();
@@ -222,6 +230,7 @@ fn typed(
             })
             .unwrap_or_default(),
         sandbox: sandbox_section::typed(config),
+        executor,
         raw,
     }
 }

@@ -1,7 +1,13 @@
-//! Executors: they pull tasks from the schedule, honour concurrency and stagger, and send
-//! each finished task to a [`RunObserver`](crate::events::RunObserver). They run tasks through
-//! a [`TaskRunner`] (a sandbox in a run, a fake in unit tests) and never format output.
+//! Executors: they pull tasks from the schedule (upstream's iterations, per participant or
+//! in rounds), run for a duration, or start tasks on an arrival schedule (the load models,
+//! `docs/load-models.md`); they honour concurrency, stagger, warm-up and the stop switch, and
+//! send each finished task to a [`RunObserver`](crate::events::RunObserver). They run tasks
+//! through a [`TaskRunner`] (a sandbox in a run, a fake in unit tests) and never format
+//! output. [`InstrumentFloor`] measures what they add around a task.
 
+mod arrival_rate;
+mod duration;
+mod floor;
 mod outcome;
 mod pacing;
 mod participant;
@@ -13,6 +19,9 @@ mod stop;
 #[cfg(test)]
 pub(crate) mod test_support;
 
+pub use arrival_rate::run_arrivals;
+pub use duration::run_for_duration;
+pub use floor::{InstrumentFloor, FLOOR_FACTOR};
 pub use participant::{run_participant, run_participant_shard};
 pub use round::run_rounds;
 pub use runner::{SlotFactory, TaskRunner};
@@ -22,7 +31,7 @@ pub use stop::RunStop;
 
 use crate::config::GroupBy;
 use crate::events::{Finished, RunEvent, RunObserver};
-use crate::plan::Schedule;
+use crate::plan::{LoadModel, Schedule};
 use anyhow::Result;
 use std::sync::Arc;
 
@@ -44,18 +53,27 @@ pub struct ExecPlan {
     pub concurrency: u32,
     /// Ramp (participant mode) or gap between rounds (round mode), in milliseconds.
     pub stagger_delay_ms: f64,
+    /// How tasks are started: upstream's iterations, for a duration, or on arrivals.
+    pub load: LoadModel,
+    /// Warm-up tasks every slot runs first (phase `warmup`, indexes from 0).
+    pub warmup: u32,
+    /// Round mode: the seed of a new participant order in every round.
+    pub shuffle_seed: Option<u64>,
     /// The run's stop switch: no task starts once it is thrown.
     pub stop: RunStop,
 }
 
 impl ExecPlan {
     /// How many sandboxes the executors keep alive at once: the slots of one participant
-    /// at a time in participant mode (`concurrency`, at most one per task), one per
-    /// participant in round mode.
+    /// at a time in participant mode (`concurrency`, at most one per task; for a duration
+    /// all of them; on arrivals as many as the executor may grow to), one per participant
+    /// in round mode.
     pub fn sandboxes_at_once(&self, group_by: GroupBy, participants: usize) -> usize {
-        match group_by {
-            GroupBy::Participant => participant::slot_count(self),
-            GroupBy::Round => participants,
+        match (&self.load, group_by) {
+            (LoadModel::ArrivalRate(arrivals), _) => arrivals.max_sandboxes as usize,
+            (LoadModel::Duration(_), _) => (self.concurrency as usize).max(1),
+            (LoadModel::Iterations, GroupBy::Participant) => participant::slot_count(self),
+            (LoadModel::Iterations, GroupBy::Round) => participants,
         }
     }
 }
@@ -79,6 +97,21 @@ fn task_finished(
     if finished.record.is_success() {
         finishes.succeeded += 1;
     }
+    observer.observe(RunEvent::TaskFinished {
+        participant,
+        finished: &finished,
+        total,
+    })
+}
+
+/// Sends a finished warm-up task to the observers; it does not count as one of the
+/// participant's tasks.
+fn warmup_finished(
+    observer: &mut dyn RunObserver,
+    participant: &str,
+    finished: Finished,
+    total: usize,
+) -> Result<()> {
     observer.observe(RunEvent::TaskFinished {
         participant,
         finished: &finished,

@@ -109,6 +109,7 @@ pub(crate) fn build_record(
         completed_at,
         latency_ms,
         steps,
+        arrival: None,
     }
 }
 

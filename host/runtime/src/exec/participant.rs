@@ -3,6 +3,9 @@
 //! first start (spec §3.2–3.3). A static shard runs only its slots, each its own stride of
 //! the schedule ([`Shard`]).
 //!
+//! With `--warmup N` every slot first runs N warm-up tasks (phase `warmup`, indexes from 0),
+//! which are reported but not counted as the participant's tasks.
+//!
 //! Once the run's stop is thrown no task starts; the running ones finish (or are
 //! interrupted by their slot) and the participant ends with the records it has.
 //!
@@ -13,12 +16,16 @@
 
 use super::pacing::{flush_ticker, flushing_while, Ramp};
 use super::shard::{Shard, Stride};
-use super::{task_finished, ExecPlan, Finishes, ParticipantRun, SlotFactory, TaskRunner};
+use super::{
+    task_finished, warmup_finished, ExecPlan, Finishes, ParticipantRun, SlotFactory, TaskRunner,
+};
 use crate::events::{Finished, RunEvent, RunObserver};
+use crate::record::WARMUP_PHASE;
 use anyhow::Result;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
+use tokio::sync::Barrier;
 use tokio::task::JoinSet;
 
 /// How often finished tasks of concurrent slots are handed to the observer.
@@ -30,12 +37,13 @@ pub async fn run_participant<F: SlotFactory>(
     plan: &ExecPlan,
     observer: &mut dyn RunObserver,
 ) -> Result<()> {
-    let slots = slot_count(plan);
-    let counter = Arc::new(AtomicUsize::new(0));
-    let sources = (0..slots)
-        .map(|_| NextIndex::Shared(counter.clone()))
-        .collect();
-    run_slots(participant, plan, sources, observer).await
+    run_sources(
+        participant,
+        plan,
+        NextIndex::shared(slot_count(plan)),
+        observer,
+    )
+    .await
 }
 
 /// Runs the slots of participant number `position` that `shard` holds, each its own
@@ -52,11 +60,11 @@ pub async fn run_participant_shard<F: SlotFactory>(
         return Ok(());
     }
     let sources = strides.into_iter().map(NextIndex::Strided).collect();
-    run_slots(participant, plan, sources, observer).await
+    run_sources(participant, plan, sources, observer).await
 }
 
 /// The slots that pull schedule indices from `sources` (one each).
-async fn run_slots<F: SlotFactory>(
+async fn run_sources<F: SlotFactory>(
     participant: &ParticipantRun<F>,
     plan: &ExecPlan,
     sources: Vec<NextIndex>,
@@ -77,7 +85,7 @@ async fn run_slots<F: SlotFactory>(
 }
 
 /// Where a slot takes its next schedule index from.
-enum NextIndex {
+pub(super) enum NextIndex {
     /// One counter shared by all the participant's slots (a whole run).
     Shared(Arc<AtomicUsize>),
     /// The slot's own stride (a shard).
@@ -85,6 +93,12 @@ enum NextIndex {
 }
 
 impl NextIndex {
+    /// `slots` sources sharing one counter from 0 (a whole run).
+    pub(super) fn shared(slots: usize) -> Vec<Self> {
+        let counter = Arc::new(AtomicUsize::new(0));
+        (0..slots).map(|_| Self::Shared(counter.clone())).collect()
+    }
+
     /// The next schedule index (past the schedule's end once the slot is done).
     fn take(&mut self) -> usize {
         match self {
@@ -114,6 +128,14 @@ async fn run_inline<F: SlotFactory>(
     let ramp = Ramp::new(plan.stagger_delay_ms);
     let mut ticker = flush_ticker();
     let mut finishes = Finishes::default();
+    for warm in 0..plan.warmup {
+        if plan.stop.is_stopping() {
+            break;
+        }
+        let task = slot.run(warm, Some(WARMUP_PHASE));
+        let finished = flushing_while(task, &mut ticker, observer).await?;
+        warmup_finished(observer, &participant.name, finished, total)?;
+    }
     loop {
         let index = source.take();
         if index >= total {
@@ -136,18 +158,53 @@ async fn run_pool<F: SlotFactory>(
     observer: &mut dyn RunObserver,
 ) -> Result<Finishes> {
     let total = plan.schedule.len();
+    run_slots(participant, plan, sources, total, observer, move |index| {
+        index < total
+    })
+    .await
+}
+
+/// Runs one slot per source, each pulling its next index from its source while
+/// `more(index)` holds (and the run is not stopped), handing finished tasks to the
+/// observer; `total` is the schedule length the events report. With a warm-up, every slot
+/// runs its warm-up tasks first and none pulls an index before all are warm.
+pub(super) async fn run_slots<F: SlotFactory>(
+    participant: &ParticipantRun<F>,
+    plan: &ExecPlan,
+    sources: Vec<NextIndex>,
+    total: usize,
+    observer: &mut dyn RunObserver,
+    more: impl Fn(usize) -> bool + Clone + Send + 'static,
+) -> Result<Finishes> {
+    let slots = sources.len();
     let ramp = Arc::new(Ramp::new(plan.stagger_delay_ms));
-    let done: Arc<Mutex<Vec<Finished>>> = Arc::default();
+    let done: Arc<Mutex<Vec<(bool, Finished)>>> = Arc::default();
+    let warm = Arc::new(Barrier::new(slots));
+    let warmup = plan.warmup;
     let mut workers = JoinSet::new();
     for mut source in sources {
         let mut slot = participant.slots.open_slot();
         let schedule = plan.schedule.clone();
         let (ramp, done) = (ramp.clone(), done.clone());
         let stop = plan.stop.clone();
+        let more = more.clone();
+        let warm = warm.clone();
         workers.spawn(async move {
+            for index in 0..warmup {
+                if stop.is_stopping() {
+                    break;
+                }
+                let finished = slot.run(index, Some(WARMUP_PHASE)).await;
+                done.lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .push((true, finished));
+            }
+            if warmup > 0 {
+                warm.wait().await;
+            }
             while !stop.is_stopping() {
                 let index = source.take();
-                if index >= total {
+                if !more(index) {
                     break;
                 }
                 if stop.unless_stopped(ramp.wait(index)).await.is_none() {
@@ -156,7 +213,7 @@ async fn run_pool<F: SlotFactory>(
                 let finished = slot.run(index as u32, schedule.phase_at(index)).await;
                 done.lock()
                     .unwrap_or_else(|e| e.into_inner())
-                    .push(finished);
+                    .push((false, finished));
             }
         });
     }
@@ -175,8 +232,12 @@ async fn run_pool<F: SlotFactory>(
             _ = collect.tick() => false,
         };
         let ready = std::mem::take(&mut *done.lock().unwrap_or_else(|e| e.into_inner()));
-        for finished in ready {
-            task_finished(observer, &participant.name, finished, total, &mut finishes)?;
+        for (warmup, finished) in ready {
+            if warmup {
+                warmup_finished(observer, &participant.name, finished, total)?;
+            } else {
+                task_finished(observer, &participant.name, finished, total, &mut finishes)?;
+            }
         }
         if all_done {
             return Ok(finishes);
@@ -300,6 +361,36 @@ mod tests {
             tape.without_flushes().last(),
             Some(&Seen::ParticipantFinished("a".into(), 20, 20))
         );
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn every_slot_warms_up_first_and_warm_up_tasks_do_not_count() {
+        for concurrency in [1, 3] {
+            let journal = Arc::default();
+            let fake = participant("a", &journal, takes(5));
+            let mut plan = plan(6, concurrency, 0.0);
+            plan.warmup = 2;
+            let mut tape = Tape::default();
+            run_participant(&fake, &plan, &mut tape).await.unwrap();
+            let warm = concurrency as usize * 2;
+            let ran = journal.ran();
+            assert_eq!(ran.len(), warm + 6, "concurrency {concurrency}");
+            let (first, rest) = ran.split_at(warm);
+            assert!(first.iter().all(|r| r.phase.as_deref() == Some("warmup")));
+            assert!(rest.iter().all(|r| r.phase.is_none()));
+            let last_warm = first.iter().map(|r| r.ended).max().unwrap();
+            assert!(
+                rest.iter().all(|r| r.started >= last_warm),
+                "all warm first"
+            );
+            let warm_records = tape.records.iter().filter(|(_, r)| r.is_warmup()).count();
+            assert_eq!(warm_records, warm, "warm-up records are reported");
+            assert_eq!(
+                tape.without_flushes().last(),
+                Some(&Seen::ParticipantFinished("a".into(), 6, 6)),
+                "but not counted"
+            );
+        }
     }
 
     #[tokio::test(start_paused = true)]

@@ -3,8 +3,11 @@
 //! run's stop is thrown no task starts; the current round's running tasks finish.
 
 use super::pacing::{flush_ticker, flushing_while};
-use super::{task_finished, ExecPlan, Finishes, ParticipantRun, SlotFactory, TaskRunner};
+use super::{
+    task_finished, warmup_finished, ExecPlan, Finishes, ParticipantRun, SlotFactory, TaskRunner,
+};
 use crate::events::{Finished, RunEvent, RunObserver};
+use crate::record::WARMUP_PHASE;
 use anyhow::Result;
 use std::sync::Arc;
 use std::time::Duration;
@@ -30,7 +33,20 @@ pub async fn run_rounds<F: SlotFactory>(
     let mut ticker = flush_ticker();
     let permits = Arc::new(Semaphore::new((plan.concurrency as usize).max(1)));
     let stop = &plan.stop;
+    for warm in 0..plan.warmup {
+        for (index, slot) in slots.iter_mut().enumerate() {
+            if stop.is_stopping() {
+                break;
+            }
+            let slot = slot.as_mut().expect("slots are in place before the rounds");
+            let task = slot.run(warm, Some(WARMUP_PHASE));
+            let finished = flushing_while(task, &mut ticker, observer).await?;
+            warmup_finished(observer, &participants[index].name, finished, rounds)?;
+        }
+    }
+    let mut order = RoundOrder::new(participants.len(), plan.shuffle_seed);
     for round in 0..rounds {
+        let order = order.next_round();
         if round > 0 && plan.stagger_delay_ms > 0.0 {
             observer.observe(RunEvent::Flush)?;
             let gap = tokio::time::sleep(Duration::from_secs_f64(plan.stagger_delay_ms / 1000.0));
@@ -41,12 +57,12 @@ pub async fn run_rounds<F: SlotFactory>(
         }
         if plan.concurrency <= 1 {
             let phase = plan.schedule.phase_at(round);
-            // One task at a time, in participant order: run them inline.
-            for (index, slot) in slots.iter_mut().enumerate() {
+            // One task at a time, in the round's order: run them inline.
+            for &index in order {
                 if stop.is_stopping() {
                     break;
                 }
-                let slot = slot
+                let slot = slots[index]
                     .as_mut()
                     .expect("slots stay in place in sequential rounds");
                 let task = slot.run(round as u32, phase);
@@ -57,12 +73,12 @@ pub async fn run_rounds<F: SlotFactory>(
             continue;
         }
         let mut running: JoinSet<(usize, F::Runner, Finished)> = JoinSet::new();
-        for (index, slot) in slots.iter_mut().enumerate() {
+        for &index in order {
             let Some(permit) = stop.unless_stopped(permits.clone().acquire_owned()).await else {
                 break;
             };
             let permit = permit?;
-            let mut slot = slot
+            let mut slot = slots[index]
                 .take()
                 .expect("every slot is back before the next round");
             let schedule = plan.schedule.clone();
@@ -88,6 +104,30 @@ pub async fn run_rounds<F: SlotFactory>(
         })?;
     }
     Ok(())
+}
+
+/// The order participants start in, round after round: declaration order, or with a seed
+/// a new shuffle every round (the same seed gives the same orders).
+struct RoundOrder {
+    order: Vec<usize>,
+    shuffle: Option<fastrand::Rng>,
+}
+
+impl RoundOrder {
+    fn new(participants: usize, seed: Option<u64>) -> Self {
+        Self {
+            order: (0..participants).collect(),
+            shuffle: seed.map(fastrand::Rng::with_seed),
+        }
+    }
+
+    /// The next round's order.
+    fn next_round(&mut self) -> &[usize] {
+        if let Some(rng) = &mut self.shuffle {
+            rng.shuffle(&mut self.order);
+        }
+        &self.order
+    }
 }
 
 #[cfg(test)]
@@ -198,6 +238,79 @@ mod tests {
                 Seen::RoundParticipantFinished("c".into(), false),
             ]
         );
+    }
+
+    fn orders(seed: Option<u64>, concurrency: u32) -> Vec<Vec<&'static str>> {
+        let journal: Arc<Journal> = Arc::default();
+        let participants: Vec<_> = ["a", "b", "c", "d", "e"]
+            .into_iter()
+            .map(|name| participant(name, &journal, takes(3)))
+            .collect();
+        let mut plan = plan(6, concurrency, 0.0);
+        plan.shuffle_seed = seed;
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_time()
+            .start_paused(true)
+            .build()
+            .unwrap();
+        runtime
+            .block_on(run_rounds(&participants, &plan, &mut Tape::default()))
+            .unwrap();
+        journal
+            .started()
+            .chunks(5)
+            .map(|round| round.iter().map(|(name, _)| *name).collect())
+            .collect()
+    }
+
+    #[test]
+    fn a_shuffle_changes_the_order_every_round_and_a_seed_repeats_it() {
+        let plain = orders(None, 1);
+        assert!(plain
+            .iter()
+            .all(|order| order == &["a", "b", "c", "d", "e"]));
+        for concurrency in [1, 2] {
+            let shuffled = orders(Some(7), concurrency);
+            assert_eq!(shuffled.len(), 6);
+            for order in &shuffled {
+                let mut sorted = order.clone();
+                sorted.sort();
+                assert_eq!(sorted, ["a", "b", "c", "d", "e"], "every participant once");
+            }
+            assert!(
+                shuffled.windows(2).any(|pair| pair[0] != pair[1]),
+                "the order differs between rounds: {shuffled:?}"
+            );
+            assert_eq!(
+                shuffled,
+                orders(Some(7), concurrency),
+                "the seed repeats it"
+            );
+            assert_ne!(shuffled, orders(Some(8), concurrency));
+        }
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn each_participant_warms_up_before_the_first_round() {
+        let journal = Arc::default();
+        let participants = [
+            participant("a", &journal, takes(5)),
+            participant("b", &journal, takes(5)),
+        ];
+        let mut plan = plan(2, 2, 0.0);
+        plan.warmup = 1;
+        let mut tape = Tape::default();
+        run_rounds(&participants, &plan, &mut tape).await.unwrap();
+        let started: Vec<(&str, Option<String>)> = journal
+            .ran()
+            .iter()
+            .map(|r| (r.participant, r.phase.clone()))
+            .collect();
+        assert_eq!(
+            started[..2],
+            [("a", Some("warmup".into())), ("b", Some("warmup".into()))]
+        );
+        assert_eq!(journal.ran().len(), 6);
     }
 
     #[tokio::test(start_paused = true)]

@@ -6,7 +6,7 @@
 use super::outcome::{build_record, TaskEnd, Timing};
 use super::{ExecPlan, ParticipantRun, SlotFactory, TaskRunner};
 use crate::events::{Finished, RunEvent, RunObserver};
-use crate::plan::Schedule;
+use crate::plan::{LoadModel, Schedule};
 use crate::record::TaskRecord;
 use crate::sandbox::context::RecordedTask;
 use crate::sandbox::limits::StopCode;
@@ -204,6 +204,9 @@ pub(crate) fn phased_plan(
         schedule: Arc::new(Schedule::from_phases(phases)),
         concurrency,
         stagger_delay_ms,
+        load: LoadModel::Iterations,
+        warmup: 0,
+        shuffle_seed: None,
         stop: Default::default(),
     }
 }
@@ -215,6 +218,8 @@ pub(crate) enum Seen {
     ParticipantStarted(String),
     /// The participant, the task index and the schedule length.
     TaskFinished(String, u32, usize),
+    /// The participant and the index of a dropped arrival.
+    TaskDropped(String, u32),
     /// The participant, its finished tasks and how many succeeded.
     ParticipantFinished(String, usize, usize),
     /// Participants and rounds.
@@ -280,6 +285,9 @@ impl RunObserver for Tape {
                 self.records
                     .push((participant.into(), finished.record.clone()));
                 Seen::TaskFinished(participant.into(), finished.record.task_index, total)
+            }
+            RunEvent::TaskDropped { participant, index } => {
+                Seen::TaskDropped(participant.into(), index)
             }
             RunEvent::ParticipantFinished {
                 participant,

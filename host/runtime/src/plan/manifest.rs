@@ -2,9 +2,10 @@
 //! identity, times, component, host, origin and task counts. Written when the run starts,
 //! rewritten when it ends, and read back by `bench report` and `bench upload`.
 
-use super::ResolvedRun;
+use super::{LoadManifest, LoadModel, ResolvedRun};
 use crate::component::TaskComponent;
 use crate::config::{BenchmarkConfig, GroupBy};
+use crate::exec::InstrumentFloor;
 use crate::exec::Shard;
 use crate::js;
 use crate::record::TaskRecord;
@@ -50,6 +51,19 @@ pub struct RunManifest {
     /// The static shard (`--shard i/N`) this run is; written only then.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shard: Option<Shard>,
+    /// The load model, when not upstream's (bench's `executor`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub load: Option<LoadManifest>,
+    /// `--warmup`: warm-up tasks per slot, recorded in phase `warmup` and left out of the
+    /// summary.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub warmup: Option<u32>,
+    /// `--shuffle`: the seed of the participant order of every round.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shuffle_seed: Option<u64>,
+    /// What bench itself costs on the machine that ran it, measured at the start.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub instrument_floor: Option<InstrumentFloor>,
 }
 
 impl RunManifest {
@@ -112,8 +126,14 @@ impl RunConfig {
                     })
                     .collect(),
             },
+            // An arrival-rate run is due to start its arrivals.
             None => RunLength::Iterations {
-                iterations: resolved.iterations,
+                iterations: match &resolved.load {
+                    LoadModel::ArrivalRate(arrivals) => {
+                        u32::try_from(arrivals.profile.expected_tasks()).unwrap_or(u32::MAX)
+                    }
+                    _ => resolved.iterations,
+                },
             },
         };
         Self {

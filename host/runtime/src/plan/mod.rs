@@ -1,8 +1,10 @@
 //! From a validated config and the run flags to what a run executes (spec §1.5–1.7, §6.2):
 //! participant selection and env gating (`participants`), shape and identity overrides and
-//! merged knobs (`resolve`), the task schedule (`schedule`), and the run manifest `run.json`
+//! merged knobs (`resolve`), the load model and arrival schedule (`load`), the task schedule
+//! (`schedule`), and the run manifest `run.json`
 //! whose first keys are the `runConfig` sent to the platform (`manifest`).
 
+mod load;
 mod manifest;
 mod participants;
 mod resolve;
@@ -10,6 +12,7 @@ mod schedule;
 #[cfg(test)]
 mod tests;
 
+pub use load::{ArrivalPlan, LoadManifest, LoadModel, LoadOverrides, RateProfile};
 #[cfg(test)]
 pub(crate) use manifest::test_manifest;
 pub use manifest::{ComponentInfo, HostInfo, Origin, RunConfig, RunManifest, TaskCounts};

@@ -1,7 +1,9 @@
 //! Shape and identity overrides and `mergeConfig` (spec §1.6): the knobs a run uses.
 
+use super::load::{resolve_load, LoadModel, LoadOverrides};
 use super::PlanError;
 use crate::config::{positive_int, BenchmarkConfig, GroupBy, Shape};
+use crate::record::WARMUP_PHASE;
 
 /// Upstream's `mergeConfig` warning when `--iterations` meets unevenly sized phases.
 pub(crate) const UNEVEN_PHASES_WARNING: &str =
@@ -27,6 +29,14 @@ pub struct Overrides {
     pub group_by: Option<GroupBy>,
     /// `--provider` names, appended across repeats (`Some(vec![])` selects nobody).
     pub providers: Option<Vec<String>>,
+    /// `--duration`, `--rate`, `--stages`, `--pre-allocated`, `--max-sandboxes`.
+    pub load: LoadOverrides,
+    /// `--warmup N`: warm-up tasks per slot before the measured ones.
+    pub warmup: Option<u32>,
+    /// `--shuffle`: a new participant order in every round.
+    pub shuffle: bool,
+    /// `--shuffle=SEED`: the seed of that order (random when not given).
+    pub shuffle_seed: Option<u64>,
 }
 
 /// The identity and knobs a run uses after shape, flag overrides and `mergeConfig`.
@@ -46,6 +56,12 @@ pub struct ResolvedRun {
     pub stagger_delay_ms: f64,
     /// Ordering across participants.
     pub group_by: GroupBy,
+    /// How tasks are started (the config's `executor` and the load flags).
+    pub load: LoadModel,
+    /// Warm-up tasks per slot (0: none).
+    pub warmup: u32,
+    /// The seed of the shuffled round order, when rounds are shuffled.
+    pub shuffle_seed: Option<u64>,
     /// Participant names to run (`--provider`, else `defaultProviders`); `None` runs all.
     pub providers: Option<Vec<String>>,
     /// Whether the run reports under the file's own identity, so the benchmark may be
@@ -102,20 +118,45 @@ pub fn resolve(config: &BenchmarkConfig, overrides: &Overrides) -> Result<Resolv
         }
     };
     let iterations = positive_int("iterations", iterations).map_err(PlanError::InvalidKnob)?;
+    let concurrency = overrides.concurrency.or(config.concurrency).unwrap_or(1);
+    let group_by = overrides
+        .group_by
+        .or(config.group_by)
+        .unwrap_or(GroupBy::Participant);
+    let warmup = overrides.warmup.unwrap_or(0);
+    if warmup > 0
+        && config
+            .phases
+            .iter()
+            .flatten()
+            .any(|phase| phase.name == WARMUP_PHASE)
+    {
+        return Err(PlanError::InvalidKnob(format!(
+            "--warmup records its tasks in phase '{WARMUP_PHASE}', which this config declares itself; rename that phase"
+        )));
+    }
+    if overrides.shuffle && group_by != GroupBy::Round {
+        return Err(PlanError::InvalidKnob(
+            "--shuffle reorders participants within rounds; it needs --group-by round".into(),
+        ));
+    }
+    let shuffle_seed = overrides
+        .shuffle
+        .then(|| overrides.shuffle_seed.unwrap_or_else(|| fastrand::u64(..)));
     Ok(ResolvedRun {
         benchmark_slug: slug,
         benchmark_name: name,
         iterations,
         phase_iterations,
-        concurrency: overrides.concurrency.or(config.concurrency).unwrap_or(1),
+        concurrency,
         stagger_delay_ms: overrides
             .stagger_delay_ms
             .or(stagger_delay_ms)
             .unwrap_or(0.0),
-        group_by: overrides
-            .group_by
-            .or(config.group_by)
-            .unwrap_or(GroupBy::Participant),
+        group_by,
+        load: resolve_load(config, &overrides.load, concurrency, group_by)?,
+        warmup,
+        shuffle_seed,
         providers: overrides
             .providers
             .clone()

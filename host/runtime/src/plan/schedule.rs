@@ -2,7 +2,7 @@
 //! length and the phase of any index are computed, so a schedule of a billion tasks takes no
 //! more memory than one of ten.
 
-use super::ResolvedRun;
+use super::{LoadModel, ResolvedRun};
 use crate::config::BenchmarkConfig;
 
 /// The tasks each participant runs, in order (`buildSchedule`): every phase repeated
@@ -22,8 +22,17 @@ struct PhaseRun {
 }
 
 impl Schedule {
-    /// The schedule of a validated config run with these knobs.
+    /// The schedule of a validated config run with these knobs: on arrivals, one untagged
+    /// task per arrival; for a duration, none (its tasks are counted as they start).
     pub fn for_run(config: &BenchmarkConfig, resolved: &ResolvedRun) -> Self {
+        match &resolved.load {
+            LoadModel::Iterations => {}
+            LoadModel::Duration(_) => return Self::from_phases([]),
+            LoadModel::ArrivalRate(arrivals) => {
+                let count = arrivals.profile.expected_tasks();
+                return Self::from_phases([(None, usize::try_from(count).unwrap_or(usize::MAX))]);
+            }
+        }
         match &config.phases {
             None => Self::from_phases([(None, resolved.iterations as usize)]),
             Some(phases) => Self::from_phases(phases.iter().map(|phase| {

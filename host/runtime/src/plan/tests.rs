@@ -529,6 +529,10 @@ fn manifest(config: &BenchmarkConfig, participants: &[&str], run_id: &str) -> Ru
         log_files: Default::default(),
         interrupted: false,
         shard: None,
+        load: None,
+        warmup: None,
+        shuffle_seed: None,
+        instrument_floor: None,
     }
 }
 
@@ -677,4 +681,49 @@ fn task_counts_count_every_record_and_its_failures() {
             failed: 2
         }
     );
+}
+
+#[test]
+fn shuffle_needs_rounds_and_keeps_a_given_seed() {
+    let config = config_c(json!({"groupBy": "round"}));
+    let shuffled = |seed: Option<u64>| Overrides {
+        shuffle: true,
+        shuffle_seed: seed,
+        ..Overrides::default()
+    };
+    assert_eq!(
+        resolve(&config, &shuffled(Some(9))).unwrap().shuffle_seed,
+        Some(9)
+    );
+    assert!(resolve(&config, &shuffled(None))
+        .unwrap()
+        .shuffle_seed
+        .is_some());
+    assert_eq!(
+        resolve(&config, &Overrides::default())
+            .unwrap()
+            .shuffle_seed,
+        None
+    );
+    let participant_mode = config_c(json!({}));
+    assert_eq!(
+        resolve(&participant_mode, &shuffled(None))
+            .unwrap_err()
+            .to_string(),
+        "--shuffle reorders participants within rounds; it needs --group-by round"
+    );
+}
+
+#[test]
+fn warmup_cannot_share_its_phase_name_with_the_config() {
+    let config = bare(json!({"phases": [{"name": "warmup", "iterations": 1}]}));
+    let warm = Overrides {
+        warmup: Some(2),
+        ..Overrides::default()
+    };
+    assert_eq!(
+        resolve(&config, &warm).unwrap_err().to_string(),
+        "--warmup records its tasks in phase 'warmup', which this config declares itself; rename that phase"
+    );
+    assert_eq!(resolve(&config_c(json!({})), &warm).unwrap().warmup, 2);
 }

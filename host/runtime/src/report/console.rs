@@ -151,7 +151,8 @@ impl Console {
         self.flush();
     }
 
-    /// `  [p] Task n/N: success {json}` or `  [p] Task n/N: FAILED — code`.
+    /// `  [p] Task n/N: success {json}` or `  [p] Task n/N: FAILED — code` (`Task n` when
+    /// the run is bounded by time, `total` 0).
     pub(crate) fn task_line(&mut self, participant: &str, record: &TaskRecord, total: usize) {
         if self.quiet || !self.task_lines {
             return;
@@ -168,7 +169,12 @@ impl Console {
             format!("FAILED \u{2014} {}", record.error_label())
         };
         let (participant, outcome) = (escape(participant), escape(&outcome));
-        self.line(&format!("  [{participant}] Task {n}/{total}: {outcome}"));
+        if total == 0 {
+            // A run bounded by time: its length is not known in advance.
+            self.line(&format!("  [{participant}] Task {n}: {outcome}"));
+        } else {
+            self.line(&format!("  [{participant}] Task {n}/{total}: {outcome}"));
+        }
     }
 
     /// `  Done: x/y succeeded.` and a blank line.

@@ -5,6 +5,7 @@
 use super::console::Console;
 use super::export::{markdown, ExportManager};
 use super::gate::{self, BELOW_BAR_EXIT};
+use super::load::LoadSummary;
 use super::results::RECORDS_NDJSON;
 use super::step_summary;
 use super::summary::Summary;
@@ -41,6 +42,15 @@ pub fn finish(console: &mut Console, results: RunResults<'_>) -> Result<ExitCode
     console.line(&SummaryTable::of(&summary).render(console.colors()));
     for line in timing {
         console.line(&line);
+    }
+    for line in summary.load.iter().flat_map(LoadSummary::lines) {
+        console.line(&line);
+    }
+    // On stderr: the summary's own lines stay upstream's.
+    if let Some(floor) = &results.manifest.instrument_floor {
+        for warning in floor.warnings(summary.millisecond_medians()) {
+            eprintln!("{warning}");
+        }
     }
     console.flush();
     let path = results.dir.join("summary.json");

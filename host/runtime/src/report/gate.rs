@@ -61,6 +61,7 @@ mod tests {
                 results: rows,
                 scoring: json!({}),
             },
+            load: None,
         }
     }
 

@@ -7,6 +7,8 @@ pub mod failures;
 pub mod finish;
 pub mod gate;
 mod git_head;
+mod live;
+pub mod load;
 pub mod merge;
 pub mod origin;
 pub mod page;
@@ -64,6 +66,8 @@ impl RunObserver for RunReporter {
                 participant,
                 failed,
             } => self.console.round_participant_done(participant, failed),
+            // Counted by the tally; a line per dropped task would drown the console.
+            RunEvent::TaskDropped { .. } => {}
             RunEvent::Flush => {
                 self.console.flush();
                 self.results.flush()?;

@@ -3,6 +3,7 @@
 //! records, with the same statistics as scoring (trimmed, nearest rank). They are gathered
 //! one record at a time ([`StatsCollector`]), so no record is kept.
 
+use super::load::{RESPONSE_TIME, SERVICE_TIME};
 use crate::js;
 use crate::record::TaskRecord;
 use crate::scoring::{compute_stats, display_unit, push_samples, RecordOrder, Stats, DEFAULT_TRIM};
@@ -82,6 +83,9 @@ pub(crate) struct StatsCollector {
     tasks: usize,
     succeeded: usize,
     latency: Vec<f64>,
+    /// Response and service times of tasks that ran on an arrival schedule.
+    response: Vec<f64>,
+    service: Vec<f64>,
     measures: HashMap<String, Column>,
     /// Reused to build `<step>.<key>` names.
     step_key: String,
@@ -116,6 +120,10 @@ impl StatsCollector {
         }
         self.succeeded += 1;
         self.latency.push(record.latency_ms);
+        if let Some(arrival) = &record.arrival {
+            self.response.push(arrival.response_time_ms);
+            self.service.push(arrival.service_time_ms);
+        }
         for (position, (key, value)) in record.data.iter().flatten().enumerate() {
             add_samples(
                 &mut self.measures,
@@ -136,7 +144,8 @@ impl StatsCollector {
         }
     }
 
-    /// The participant's numbers: latency first, then every measure name in order of first
+    /// The participant's numbers: response and service time first when its tasks ran on an
+    /// arrival schedule, latency next, then every measure name in order of first
     /// appearance. `display_metrics` is the config's `display.metrics`, consulted for units.
     pub(crate) fn finish(
         self,
@@ -145,6 +154,10 @@ impl StatsCollector {
     ) -> ParticipantStats {
         let mut measures = self.measures;
         let mut columns: Vec<(String, Vec<f64>)> = Vec::new();
+        if !self.response.is_empty() {
+            columns.push((RESPONSE_TIME.to_owned(), self.response));
+            columns.push((SERVICE_TIME.to_owned(), self.service));
+        }
         if !self.latency.is_empty() {
             // A measure called `latencyMs` joins the latency samples.
             let mut latency = self.latency;
@@ -205,7 +218,7 @@ fn add_samples(
 }
 
 fn unit_of(name: &str, display_metrics: Option<&Value>) -> String {
-    if name == LATENCY {
+    if [LATENCY, RESPONSE_TIME, SERVICE_TIME].contains(&name) {
         return "ms".into();
     }
     display_metrics
@@ -248,6 +261,7 @@ mod tests {
                 error_code: None,
                 implicit: false,
             }],
+            arrival: None,
         }
     }
 

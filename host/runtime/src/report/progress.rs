@@ -1,9 +1,13 @@
 //! A live progress bar on a terminal (indicatif, on stderr): one bar per participant, or
-//! one for the whole run in round mode, with tasks done out of all, failures, tasks/s and
-//! the time left; in a distributed run, also each worker's share of the bar's tasks. It
-//! replaces upstream's per-task lines only on a terminal; logs and pipes get those lines
-//! unchanged.
+//! one for the whole run in round mode, with tasks done out of all, the participant's
+//! p50/p99 so far (latency, or response time in an open-model run, from [`LiveStats`]),
+//! failures, dropped arrivals, each worker's share of the bar's tasks (a distributed run),
+//! tasks/s and the time left. It replaces upstream's per-task lines only on a terminal;
+//! logs and pipes get those lines unchanged.
 
+use super::live::LiveStats;
+use super::load::RESPONSE_TIME;
+use super::participants::LATENCY;
 use crate::events::{RunEvent, RunObserver};
 use anyhow::Result;
 use indicatif::{ProgressBar, ProgressState, ProgressStyle};
@@ -25,6 +29,15 @@ pub struct ProgressBars {
     failed: u64,
     /// Tasks of the bar each worker ran (a distributed run).
     workers: BTreeMap<String, u64>,
+    /// Arrivals dropped for want of a free sandbox (arrival-rate runs); they count as done.
+    dropped: u64,
+    /// Histograms of every participant's metrics so far.
+    live: LiveStats,
+    /// The participant of the current bar (participant mode).
+    participant: Option<String>,
+    /// The metric the bar shows: latency (`""`), or the response time once a task ran on
+    /// an arrival schedule.
+    headline: &'static str,
 }
 
 impl RunObserver for ProgressBars {
@@ -34,6 +47,7 @@ impl RunObserver for ProgressBars {
                 self.clear();
                 self.label = participant.to_owned();
                 self.length = None;
+                self.participant = Some(participant.to_owned());
             }
             RunEvent::RoundsStarted {
                 participants,
@@ -42,22 +56,30 @@ impl RunObserver for ProgressBars {
                 self.clear();
                 self.label = "rounds".into();
                 self.length = Some((participants * rounds) as u64);
+                self.participant = None;
             }
             RunEvent::TaskFinished {
-                finished, total, ..
+                participant,
+                finished,
+                total,
             } => {
-                let length = self.length.unwrap_or(total as u64);
-                let label = &self.label;
-                let bar = self.bar.get_or_insert_with(|| new_bar(label, length));
-                let failed = !finished.record.is_success();
-                self.failed += u64::from(failed);
+                let record = &finished.record;
+                if !record.is_success() {
+                    self.failed += 1;
+                }
                 if let Some(worker) = &finished.worker {
                     *self.workers.entry(worker.clone()).or_default() += 1;
                 }
-                if failed || finished.worker.is_some() {
-                    bar.set_message(message(self.failed, &self.workers));
+                if record.arrival.is_some() {
+                    self.headline = RESPONSE_TIME;
                 }
-                bar.inc(1);
+                self.live.add(participant, record);
+                self.advance(total);
+            }
+            RunEvent::TaskDropped { participant, .. } => {
+                self.dropped += 1;
+                self.live.add_dropped(participant);
+                self.advance(0);
             }
             RunEvent::ParticipantFinished { .. } | RunEvent::RoundParticipantFinished { .. } => {
                 self.clear();
@@ -69,6 +91,43 @@ impl RunObserver for ProgressBars {
 }
 
 impl ProgressBars {
+    /// Moves the bar one task on (creating it with `total` tasks, unless known), with the
+    /// failures and drops so far.
+    fn advance(&mut self, total: usize) {
+        let length = self.length.unwrap_or(total as u64);
+        let label = &self.label;
+        let bar = self.bar.get_or_insert_with(|| new_bar(label, length));
+        // The position first: setting the message draws the bar.
+        bar.inc(1);
+        let mut message = String::new();
+        let headline = if self.headline.is_empty() {
+            LATENCY
+        } else {
+            self.headline
+        };
+        let live = (self.participant.as_deref())
+            .and_then(|participant| self.live.line(participant, headline));
+        if let Some(line) = live {
+            message.push_str(&format!("p50 {:.1}ms p99 {:.1}ms ", line.p50, line.p99));
+        }
+        if self.failed > 0 {
+            message.push_str(&format!("{} failed ", self.failed));
+        }
+        if self.dropped > 0 {
+            message.push_str(&format!("{} dropped ", self.dropped));
+        }
+        let shared: u64 = self.workers.values().sum();
+        for (worker, tasks) in &self.workers {
+            let share = tasks * 100 / shared.max(1);
+            message.push_str(&format!("{} {share}% ", super::console::escape(worker)));
+        }
+        bar.set_message(message);
+        if bar.length() == Some(bar.position()) {
+            // The last frame shows the full bar, whatever the draw rate allowed before.
+            bar.force_draw();
+        }
+    }
+
     /// Takes the current bar off the terminal (before the summary, or a stopped run's end).
     pub fn clear(&mut self) {
         if let Some(bar) = self.bar.take() {
@@ -76,21 +135,8 @@ impl ProgressBars {
         }
         self.failed = 0;
         self.workers.clear();
+        self.dropped = 0;
     }
-}
-
-/// `2 failed w1 60% w2 40% `: the failures and each worker's share, when there are any.
-fn message(failed: u64, workers: &BTreeMap<String, u64>) -> String {
-    let mut text = String::new();
-    if failed > 0 {
-        text.push_str(&format!("{failed} failed "));
-    }
-    let total: u64 = workers.values().sum();
-    for (worker, tasks) in workers {
-        let share = tasks * 100 / total.max(1);
-        text.push_str(&format!("{} {share}% ", super::console::escape(worker)));
-    }
-    text
 }
 
 fn new_bar(label: &str, length: u64) -> ProgressBar {
@@ -139,7 +185,7 @@ mod tests {
         }
         let bar = bars.bar.clone().unwrap();
         assert_eq!((bar.position(), bar.length()), (3, Some(10)));
-        assert_eq!(bar.message(), "2 failed ");
+        assert_eq!(bar.message(), "p50 1.0ms p99 1.0ms 2 failed ");
         assert_eq!(bar.prefix(), "a");
         bars.observe(RunEvent::ParticipantFinished {
             participant: "a",
@@ -173,6 +219,34 @@ mod tests {
         );
         bars.clear();
         assert!(bars.workers.is_empty());
+    }
+
+    #[test]
+    fn an_open_run_shows_response_time_percentiles_and_drops() {
+        let mut bars = ProgressBars::default();
+        bars.observe(RunEvent::ParticipantStarted { participant: "a" })
+            .unwrap();
+        let mut late = finished(Status::Success);
+        late.record.arrival = Some(crate::record::ArrivalTiming {
+            intended_start_at: String::new(),
+            start_lag_ms: 0.0,
+            service_time_ms: 2.0,
+            response_time_ms: 250.0,
+        });
+        bars.observe(RunEvent::TaskFinished {
+            participant: "a",
+            finished: &late,
+            total: 10,
+        })
+        .unwrap();
+        bars.observe(RunEvent::TaskDropped {
+            participant: "a",
+            index: 1,
+        })
+        .unwrap();
+        let bar = bars.bar.clone().unwrap();
+        assert_eq!(bar.message(), "p50 250.0ms p99 250.0ms 1 dropped ");
+        assert_eq!(bar.position(), 2, "a dropped arrival is done too");
     }
 
     #[test]

@@ -464,6 +464,7 @@ mod tests {
                 completed_at: String::new(),
                 latency_ms: 0.0,
                 steps: Vec::new(),
+                arrival: None,
             },
             log: log.iter().map(|line| line.to_string()).collect(),
             worker: None,

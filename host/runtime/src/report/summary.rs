@@ -5,8 +5,10 @@
 //! `percentileMethod`; without, `{ run, participants, percentileMethod }` with each
 //! participant's plain numbers.
 
+use super::load::{LoadSummary, RESPONSE_TIME, SERVICE_TIME};
 use super::origin;
 use super::participants::ParticipantStats;
+use super::participants::LATENCY;
 use super::tally::{RunTally, Tallied};
 use crate::plan::RunManifest;
 use crate::scoring::{score, ScoringSpecError, SummaryRow};
@@ -41,6 +43,8 @@ pub struct Summary {
     pub run: Value,
     /// The scores, or the plain numbers.
     pub verdict: Verdict,
+    /// How the load went, when the run had a load model (bench's `executor`).
+    pub load: Option<LoadSummary>,
 }
 
 impl Summary {
@@ -53,6 +57,7 @@ impl Summary {
             .display
             .as_ref()
             .and_then(|display| display.get("metrics"));
+        let load = LoadSummary::of(manifest.load.as_ref(), &tally);
         let verdict = match tally.into_tallied(display_metrics) {
             Tallied::Scored(spec, samples) => Verdict::Scored {
                 results: score(samples, &spec, display_metrics)?,
@@ -65,6 +70,7 @@ impl Summary {
             benchmark_name: run_config.benchmark_name.clone(),
             run: origin::summary_run(manifest),
             verdict,
+            load,
         })
     }
 
@@ -80,6 +86,41 @@ impl Summary {
             }
         }
         rows
+    }
+
+    /// Every participant's medians in milliseconds (over all its records): participant,
+    /// metric, median, and whether the metric times the whole task.
+    pub(crate) fn millisecond_medians(&self) -> Vec<(&str, &str, f64, bool)> {
+        let task_level = |name: &str| [LATENCY, RESPONSE_TIME, SERVICE_TIME].contains(&name);
+        match &self.verdict {
+            Verdict::Scored { .. } => self
+                .overall_rows()
+                .into_iter()
+                .flat_map(|row| {
+                    row.metrics
+                        .iter()
+                        .filter(|metric| metric.unit == "ms")
+                        .map(|metric| {
+                            let name = metric.name.as_str();
+                            (row.provider.as_str(), name, metric.median, task_level(name))
+                        })
+                })
+                .collect(),
+            Verdict::Unscored(participants) => participants
+                .iter()
+                .flat_map(|participant| {
+                    participant
+                        .metrics
+                        .iter()
+                        .filter(|metric| metric.unit == "ms" && metric.samples > 0)
+                        .map(|metric| {
+                            let name = metric.name.as_str();
+                            let at = participant.participant.as_str();
+                            (at, name, metric.stats.median, task_level(name))
+                        })
+                })
+                .collect(),
+        }
     }
 
     /// The participants, in summary order.
@@ -113,6 +154,9 @@ impl Summary {
             }
         }
         summary.insert("percentileMethod".into(), PERCENTILE_METHOD.into());
+        if let Some(load) = &self.load {
+            summary.insert("load".into(), load.to_json());
+        }
         Value::Object(summary)
     }
 
@@ -141,6 +185,7 @@ mod tests {
             completed_at: String::new(),
             latency_ms: 5.0,
             steps: vec![],
+            arrival: None,
         }
     }
 

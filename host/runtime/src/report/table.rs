@@ -286,6 +286,7 @@ mod tests {
             benchmark_name: "S".into(),
             run: json!({}),
             verdict,
+            load: None,
         }
     }
 

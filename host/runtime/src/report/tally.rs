@@ -11,7 +11,7 @@ use crate::record::TaskRecord;
 use crate::scoring::{scoring_config_to_spec, ParticipantSamples, SampleCollector, ScoringSpec};
 use anyhow::Result;
 use serde_json::Value;
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 
 /// A run's records, reduced to what its summary needs.
 #[derive(Debug)]
@@ -23,7 +23,13 @@ pub struct RunTally {
     collectors: Collectors,
     /// Each name's latency of successful tasks, for the timing lines.
     latencies: Vec<LatencySpread>,
+    /// Each name's records.
+    tasks: Vec<u64>,
+    /// Each name's dropped arrivals (arrival-rate runs).
+    dropped: Vec<u64>,
     counts: TaskCounts,
+    /// Whether the run warmed up (`--warmup`): its warm-up records are left out.
+    warmed_up: bool,
 }
 
 #[derive(Debug)]
@@ -59,7 +65,10 @@ impl RunTally {
             index_by_name: HashMap::new(),
             collectors,
             latencies: Vec::new(),
+            tasks: Vec::new(),
+            dropped: Vec::new(),
             counts: TaskCounts::default(),
+            warmed_up: manifest.warmup.is_some(),
         };
         for name in &run_config.participants {
             tally.participant(name);
@@ -68,10 +77,15 @@ impl RunTally {
     }
 
     /// Takes what the summary needs from one record of `participant` (a name the manifest
-    /// does not list joins after the others). Records may come in any order.
+    /// does not list joins after the others); a warm-up record of a run that warmed up
+    /// counts for nothing. Records may come in any order.
     pub fn add(&mut self, participant: &str, record: &TaskRecord) {
+        if self.warmed_up && record.is_warmup() {
+            return;
+        }
         self.counts.add(record);
         let index = self.participant(participant);
+        self.tasks[index] += 1;
         self.latencies[index].add(record);
         match &mut self.collectors {
             Collectors::Scored(spec, collectors) => collectors[index].add(spec, record),
@@ -82,6 +96,29 @@ impl RunTally {
     /// Each participant's latency of successful tasks, in summary order.
     pub(crate) fn latencies(&self) -> impl Iterator<Item = (&str, &LatencySpread)> {
         self.names.iter().map(String::as_str).zip(&self.latencies)
+    }
+
+    /// Each participant's records, in summary order.
+    pub(crate) fn tasks(&self) -> impl Iterator<Item = (&str, u64)> {
+        self.names
+            .iter()
+            .map(String::as_str)
+            .zip(self.tasks.iter().copied())
+    }
+
+    /// Counts an arrival of `participant` that found no free sandbox.
+    pub fn add_dropped(&mut self, participant: &str) {
+        let index = self.participant(participant);
+        self.dropped[index] += 1;
+    }
+
+    /// Each participant's dropped arrivals (0 for those that dropped none), for `run.json`.
+    pub fn dropped(&self) -> BTreeMap<String, u64> {
+        self.names
+            .iter()
+            .cloned()
+            .zip(self.dropped.iter().copied())
+            .collect()
     }
 
     /// How many records there were, and how many failed.
@@ -120,6 +157,8 @@ impl RunTally {
             Collectors::Unscored(collectors) => collectors.push(StatsCollector::default()),
         }
         self.latencies.push(LatencySpread::default());
+        self.tasks.push(0);
+        self.dropped.push(0);
         self.names.push(name.to_owned());
         self.index_by_name
             .insert(name.to_owned(), self.names.len() - 1);
@@ -129,13 +168,14 @@ impl RunTally {
 
 impl RunObserver for RunTally {
     fn observe(&mut self, event: RunEvent<'_>) -> Result<()> {
-        if let RunEvent::TaskFinished {
-            participant,
-            finished,
-            ..
-        } = event
-        {
-            self.add(participant, &finished.record);
+        match event {
+            RunEvent::TaskFinished {
+                participant,
+                finished,
+                ..
+            } => self.add(participant, &finished.record),
+            RunEvent::TaskDropped { participant, .. } => self.add_dropped(participant),
+            _ => {}
         }
         Ok(())
     }
@@ -178,6 +218,21 @@ mod tests {
             counts,
             [("b", 1, 1), ("a", 2, 1), ("idle", 0, 0), ("x", 1, 0)]
         );
+    }
+
+    #[test]
+    fn warm_up_records_count_only_in_a_run_that_did_not_warm_up() {
+        let mut warm = TaskRecord::bare(0, Status::Success, 1.0);
+        warm.data = json!({"phase": "warmup"}).as_object().cloned();
+        for (manifest, counted) in [
+            (test_manifest(json!({"warmup": 2})), 1),
+            (test_manifest(json!({})), 2),
+        ] {
+            let mut tally = RunTally::new(&manifest);
+            tally.add("a", &warm);
+            tally.add("a", &record(0, Status::Success));
+            assert_eq!(tally.task_counts().total, counted);
+        }
     }
 
     #[test]

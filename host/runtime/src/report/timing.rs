@@ -27,12 +27,14 @@ pub(crate) fn timing_lines(manifest: &RunManifest, tally: &RunTally) -> Vec<Stri
             duration(seconds * 1000.0)
         ));
     }
+    let open = manifest.load.as_ref().is_some_and(|load| load.is_open());
+    let what = if open { "response time" } else { "latency" };
     for (participant, latency) in tally.latencies() {
         let Some(stats) = latency.spread() else {
             continue;
         };
         lines.push(format!(
-            "  {}: latency {} \u{b1} {} (min {}, max {}, {} successful tasks)",
+            "  {}: {what} {} \u{b1} {} (min {}, max {}, {} successful tasks)",
             escape(participant),
             duration(stats.mean),
             duration(stats.deviation),
@@ -56,10 +58,15 @@ pub(crate) struct LatencySpread {
 }
 
 impl LatencySpread {
-    /// Takes a finished task's latency when it succeeded.
+    /// Takes a finished task's latency when it succeeded: its response time when it ran on
+    /// an arrival schedule.
     pub(crate) fn add(&mut self, record: &TaskRecord) {
-        if record.is_success() && record.latency_ms.is_finite() {
-            self.add_sample(record.latency_ms);
+        let ms = record
+            .arrival
+            .as_ref()
+            .map_or(record.latency_ms, |arrival| arrival.response_time_ms);
+        if record.is_success() && ms.is_finite() {
+            self.add_sample(ms);
         }
     }
 

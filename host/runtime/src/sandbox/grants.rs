@@ -4,6 +4,7 @@
 //! `--http-keep-alive`) and limits (`limits`, `--max-memory`, `--task-timeout`; flags win).
 
 use crate::config::{BenchmarkConfig, GroupBy, Participant};
+use crate::plan::LoadModel;
 use crate::sandbox::env::granted_env;
 use crate::sandbox::fs::DirGrant;
 use crate::sandbox::http::{AllowedHost, DenialNotices, HttpPolicy};
@@ -126,15 +127,22 @@ impl RunGrants {
         &self,
         needed: usize,
         group_by: GroupBy,
+        load: &LoadModel,
         concurrency: u32,
     ) -> Result<()> {
         let allowed = self.max_sandboxes;
         if needed as u64 <= allowed {
             return Ok(());
         }
-        let (why, lower) = match group_by {
-            GroupBy::Participant => (format!("--concurrency {concurrency}"), "lower concurrency"),
-            GroupBy::Round => (
+        let (why, lower) = match (load, group_by) {
+            (LoadModel::ArrivalRate(_), _) => (
+                "executor.maxSandboxes of an arrival-rate run".to_owned(),
+                "lower executor.maxSandboxes",
+            ),
+            (_, GroupBy::Participant) => {
+                (format!("--concurrency {concurrency}"), "lower concurrency")
+            }
+            (_, GroupBy::Round) => (
                 "one per participant in round mode".to_owned(),
                 "run fewer participants (--provider)",
             ),
@@ -175,11 +183,16 @@ mod tests {
     fn sandboxes_at_once_are_capped() {
         let grants = grants(10);
         assert!(grants
-            .ensure_sandboxes(10, GroupBy::Participant, 10)
+            .ensure_sandboxes(10, GroupBy::Participant, &LoadModel::Iterations, 10)
             .is_ok());
         assert_eq!(
             grants
-                .ensure_sandboxes(1_000_000, GroupBy::Participant, 1_000_000)
+                .ensure_sandboxes(
+                    1_000_000,
+                    GroupBy::Participant,
+                    &LoadModel::Iterations,
+                    1_000_000
+                )
                 .unwrap_err()
                 .to_string(),
             "this run would hold 1000000 sandboxes at once (--concurrency 1000000), more than \
@@ -188,10 +201,21 @@ mod tests {
              its memory while it lives)"
         );
         assert!(grants
-            .ensure_sandboxes(11, GroupBy::Round, 1)
+            .ensure_sandboxes(11, GroupBy::Round, &LoadModel::Iterations, 1)
             .unwrap_err()
             .to_string()
             .contains("(one per participant in round mode)"));
+        let arrivals = LoadModel::ArrivalRate(crate::plan::ArrivalPlan {
+            kind: crate::config::ExecutorKind::ConstantArrivalRate,
+            profile: crate::plan::RateProfile::constant(1.0, std::time::Duration::from_secs(1)),
+            pre_allocated: 1,
+            max_sandboxes: 11,
+        });
+        assert!(grants
+            .ensure_sandboxes(11, GroupBy::Participant, &arrivals, 1)
+            .unwrap_err()
+            .to_string()
+            .contains("(executor.maxSandboxes of an arrival-rate run), more than the 10 allowed; lower executor.maxSandboxes"));
     }
 
     fn keep_alive(config_field: &str, flag: Option<bool>) -> bool {

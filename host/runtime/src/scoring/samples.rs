@@ -45,12 +45,11 @@ impl GroupSamples {
             return;
         }
         self.passing += 1;
-        let Some(data) = &record.data else {
-            return;
-        };
         for (metric, column) in spec.metrics.iter().zip(&mut self.columns) {
-            if let Some(value) = data.get(metric.data_key()) {
-                push_samples(value, column);
+            let key = metric.data_key();
+            match record.data.as_ref().and_then(|data| data.get(key)) {
+                Some(value) => push_samples(value, column),
+                None => column.extend(record.arrival_metric(key)),
             }
         }
     }

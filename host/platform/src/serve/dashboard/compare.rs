@@ -194,6 +194,10 @@ fn manifest(run: &Run, summary: &Value, config: &Value) -> Result<RunManifest, R
         log_files: Default::default(),
         interrupted: false,
         shard: None,
+        load: None,
+        warmup: None,
+        shuffle_seed: None,
+        instrument_floor: None,
     })
 }
 

@@ -382,6 +382,7 @@ mod tests {
             run: json!({"triggeredBy": "manual"}),
             results: vec![json!({"provider": "e2b"})],
             scoring: None,
+            load: None,
         };
         store.submit_summary("s", &run_id, &summary).unwrap();
         let results = store.run_results("s", &run_id).unwrap();

@@ -152,6 +152,7 @@ mod tests {
                 ],
                 scoring: json!({}),
             },
+            load: None,
         };
         let mut bytes = Vec::new();
         CsvExporter

@@ -209,6 +209,7 @@ mod tests {
                 succeeded: 1,
                 metrics: vec![],
             }]),
+            load: None,
         };
         let record = |index, status, code: Option<&str>, data: serde_json::Value| TaskRecord {
             task_index: index,
@@ -219,6 +220,7 @@ mod tests {
             completed_at: "b".into(),
             latency_ms: 1500.0,
             steps: vec![],
+            arrival: None,
         };
         let failed = record(
             1,
@@ -262,6 +264,7 @@ mod tests {
             benchmark_name: "S".into(),
             run: json!({}),
             verdict: Verdict::Unscored(vec![stats("b"), stats("a"), stats("idle")]),
+            load: None,
         };
         let record = |index| TaskRecord {
             task_index: index,
@@ -272,6 +275,7 @@ mod tests {
             completed_at: "b".into(),
             latency_ms: 250.0,
             steps: vec![],
+            arrival: None,
         };
         let xml = junit(
             &summary,

@@ -43,6 +43,12 @@ pub fn markdown(summary: &Summary) -> String {
     text.push_str(&format!(
         "\nPercentiles: {PERCENTILE_METHOD}, over trimmed samples.\n"
     ));
+    if let Some(load) = &summary.load {
+        text.push('\n');
+        for line in load.lines() {
+            text.push_str(&format!("{}  \n", escape(line.trim_start())));
+        }
+    }
     text
 }
 
@@ -79,6 +85,7 @@ mod tests {
                 succeeded: 2,
                 metrics: vec![],
             }]),
+            load: None,
         };
         assert_eq!(
             markdown(&summary),

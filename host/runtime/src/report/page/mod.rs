@@ -598,6 +598,7 @@ mod tests {
                 error_code: None,
                 implicit: false,
             }],
+            arrival: None,
         }
     }
 

@@ -1,0 +1,195 @@
+//! The instrument's floor, measured when a run starts: how fine this machine's clock is,
+//! what reading it costs, and what bench itself adds around an empty step and an empty
+//! task (the host's bookkeeping of a step; recording, timing and serializing a task that
+//! does nothing). A median within 10× of the floor is mostly bench, not the workload;
+//! the summary says so ([`InstrumentFloor::warnings`]). Stored in `run.json`.
+//!
+//! The floor is host-side: the call into the guest (well under a microsecond in wasmtime)
+//! is not part of it.
+
+use super::outcome::{build_record, TaskEnd, Timing};
+use crate::js;
+use crate::sandbox::context::TaskRecorder;
+use crate::sandbox::limits::{StopCode, TaskBounds};
+use bench_contract::bench::task::context::Host;
+use bench_contract::bench::task::model::{StepOptions, TaskOutput};
+use serde::{Deserialize, Serialize};
+use std::hint::black_box;
+use std::time::{Duration, Instant, SystemTime};
+
+/// How many batches each figure takes the median of.
+const BATCHES: usize = 31;
+/// Operations per batch.
+const BATCH: u32 = 64;
+/// A median below this many times the floor draws a warning.
+pub const FLOOR_FACTOR: f64 = 10.0;
+
+/// What bench costs on this machine, in nanoseconds (`run.json`'s `instrumentFloor`).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct InstrumentFloor {
+    /// The smallest step the monotonic clock was seen to take.
+    pub clock_resolution_ns: f64,
+    /// What one clock reading costs.
+    pub clock_read_ns: f64,
+    /// The host's bookkeeping of one empty step (start and end).
+    pub empty_step_ns: f64,
+    /// What bench adds around a task that does nothing: recorder, timestamps, record, JSON.
+    pub empty_task_ns: f64,
+}
+
+impl InstrumentFloor {
+    /// Measures the floor (a few milliseconds).
+    pub fn measure() -> Self {
+        Self {
+            clock_resolution_ns: clock_resolution().as_nanos() as f64,
+            clock_read_ns: median_per_op(|| {
+                black_box(Instant::now());
+            }),
+            empty_step_ns: median_per_op(empty_step()),
+            empty_task_ns: median_per_op(empty_task()),
+        }
+    }
+
+    /// The smallest task latency bench can tell from its own cost, in milliseconds.
+    pub fn task_floor_ms(&self) -> f64 {
+        self.empty_task_ns.max(self.clock_resolution_ns) / 1e6
+    }
+
+    /// The smallest step latency bench can tell from its own cost, in milliseconds.
+    pub fn step_floor_ms(&self) -> f64 {
+        self.empty_step_ns.max(self.clock_resolution_ns) / 1e6
+    }
+
+    /// A warning for each `(participant, metric, median ms, task-level)` whose median is
+    /// within [`FLOOR_FACTOR`]× of the floor (the task floor for task-level metrics, the
+    /// step floor for the others).
+    pub fn warnings<'a>(
+        &self,
+        medians: impl IntoIterator<Item = (&'a str, &'a str, f64, bool)>,
+    ) -> Vec<String> {
+        medians
+            .into_iter()
+            .filter_map(|(participant, metric, median, task_level)| {
+                let floor = if task_level {
+                    self.task_floor_ms()
+                } else {
+                    self.step_floor_ms()
+                };
+                (median < FLOOR_FACTOR * floor).then(|| {
+                    format!(
+                        "Warning: {participant} {metric} median {} ms is within {}× of bench's own floor ({} ms on this machine): the number is mostly bench, not the workload",
+                        js::number_to_string(median),
+                        js::number_to_string(FLOOR_FACTOR),
+                        js::number_to_string((floor * 1e6).round() / 1e6),
+                    )
+                })
+            })
+            .collect()
+    }
+}
+
+/// The median over [`BATCHES`] batches of the time per call of `op`, in nanoseconds.
+fn median_per_op(mut op: impl FnMut()) -> f64 {
+    let mut per_op: Vec<f64> = (0..BATCHES)
+        .map(|_| {
+            let start = Instant::now();
+            for _ in 0..BATCH {
+                op();
+            }
+            start.elapsed().as_nanos() as f64 / f64::from(BATCH)
+        })
+        .collect();
+    per_op.sort_by(f64::total_cmp);
+    per_op[BATCHES / 2]
+}
+
+/// The smallest non-zero difference between consecutive clock readings.
+fn clock_resolution() -> Duration {
+    let mut smallest = Duration::MAX;
+    let mut previous = Instant::now();
+    for _ in 0..10_000 {
+        let now = Instant::now();
+        let step = now - previous;
+        if !step.is_zero() {
+            smallest = smallest.min(step);
+        }
+        previous = now;
+    }
+    smallest
+}
+
+fn empty_step() -> impl FnMut() {
+    let mut recorder = TaskRecorder::new(TaskBounds::default());
+    let mut steps = 0u32;
+    move || {
+        if steps.is_multiple_of(1000) {
+            recorder.begin(0);
+        }
+        steps += 1;
+        let options = StepOptions {
+            timeout_ms: None,
+            concurrency: None,
+            capture_output: None,
+        };
+        if let Ok(id) = recorder.step_start(String::new(), options) {
+            let _ = black_box(recorder.step_end(id, None));
+        }
+    }
+}
+
+fn empty_task() -> impl FnMut() {
+    let mut recorder = TaskRecorder::new(TaskBounds::default());
+    move || {
+        let started_at = SystemTime::now();
+        let start = Instant::now();
+        recorder.begin(0);
+        let recorded = recorder.finish(StopCode::Abandoned, "");
+        let timing = Timing {
+            started_at,
+            completed_at: SystemTime::now(),
+            elapsed_ms: start.elapsed().as_millis() as f64,
+        };
+        let output = TaskEnd::Output(TaskOutput {
+            data: None,
+            latency_ms: None,
+            steps: Vec::new(),
+        });
+        let record = build_record(0, None, timing, recorded, output);
+        black_box(serde_json::to_vec(&record).expect("a record serializes"));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_floor_is_measured_and_positive() {
+        let floor = InstrumentFloor::measure();
+        assert!(floor.clock_resolution_ns > 0.0 && floor.clock_resolution_ns < 1e7);
+        assert!(floor.clock_read_ns > 0.0);
+        assert!(floor.empty_step_ns > 0.0);
+        assert!(floor.empty_task_ns > floor.clock_read_ns, "{floor:?}");
+    }
+
+    #[test]
+    fn medians_near_the_floor_are_flagged() {
+        let floor = InstrumentFloor {
+            clock_resolution_ns: 50.0,
+            clock_read_ns: 20.0,
+            empty_step_ns: 300.0,
+            empty_task_ns: 20_000.0,
+        };
+        assert_eq!(floor.task_floor_ms(), 0.02);
+        let warnings = floor.warnings([
+            ("a", "latencyMs", 0.1, true),
+            ("a", "create.ms", 0.1, false),
+            ("b", "latencyMs", 0.2, true),
+        ]);
+        assert_eq!(
+            warnings,
+            ["Warning: a latencyMs median 0.1 ms is within 10× of bench's own floor (0.02 ms on this machine): the number is mostly bench, not the workload"]
+        );
+    }
+}
