@@ -191,3 +191,43 @@ fn merge_refuses_a_missing_a_repeated_or_a_foreign_shard() {
         onto.stderr
     );
 }
+
+#[test]
+fn a_shard_or_a_dispatched_run_refuses_single_machine_load_knobs() {
+    let cwd = TempDir::new().unwrap();
+    let component = example("rust-noop");
+    let path = component.to_str().unwrap();
+    for (spread, knobs, named) in [
+        (
+            ["--shard", "0/2"],
+            &["--rate", "10/s", "--duration", "1s"][..],
+            "the constant-arrival-rate executor",
+        ),
+        (
+            ["--shard", "1/2"],
+            &["--duration", "1s"][..],
+            "the duration executor",
+        ),
+        (["--shard", "0/2"], &["--warmup", "2"][..], "--warmup"),
+        (
+            ["--dispatch", "nats://127.0.0.1:9"],
+            &["--warmup", "1"][..],
+            "--warmup",
+        ),
+    ] {
+        let mut args = vec!["run", path, "--no-ingest", "--out", "never"];
+        args.extend_from_slice(&spread);
+        args.extend_from_slice(knobs);
+        let refused = run_bench(cwd.path(), &args);
+        assert_eq!(refused.code, Some(1), "{args:?}: {}", refused.stderr);
+        assert!(
+            refused.stderr.contains(&format!(
+                "{named} runs on one machine only; {} spreads upstream's iterations",
+                spread[0]
+            )),
+            "{args:?}: {}",
+            refused.stderr
+        );
+        assert!(!cwd.path().join("never").exists(), "{args:?}");
+    }
+}

@@ -99,11 +99,39 @@ impl DispatchedRun {
     }
 }
 
+/// Why a spread run (`--dispatch`, `--shard`) cannot take the plan's load model, warm-up or
+/// shuffle: those run on one machine only, and a spread run would silently drop them.
+fn spread_with_single_machine_knobs(prepared: &Prepared) -> Option<String> {
+    let spread = if prepared.flags.dispatch.is_some() {
+        "--dispatch"
+    } else if prepared.flags.shard.is_some() {
+        "--shard"
+    } else {
+        return None;
+    };
+    let plan = &prepared.exec_plan;
+    let knob = if plan.load != LoadModel::Iterations {
+        format!("the {} executor", plan.load.kind().as_str())
+    } else if plan.warmup > 0 {
+        "--warmup".to_owned()
+    } else if plan.shuffle_seed.is_some() {
+        "--shuffle".to_owned()
+    } else {
+        return None;
+    };
+    Some(format!(
+        "{knob} runs on one machine only; {spread} spreads upstream's iterations (leave out one of them)"
+    ))
+}
+
 async fn run_task(task_path: &Path, argv: &[String], resumed: Option<Resumed>) -> Result<ExitCode> {
     let prepared = prepare(task_path, argv).await?;
     let platform_auth = bench_platform::run_auth(prepared.flags.no_ingest).await?;
     if let (Some(_), Some(shard)) = (&prepared.flags.dispatch, prepared.flags.shard) {
         anyhow::bail!("--shard {shard} and --dispatch do not go together: a dispatched run spreads all of its tasks over the workers");
+    }
+    if let Some(spread) = spread_with_single_machine_knobs(&prepared) {
+        anyhow::bail!(spread);
     }
     if let (Some(shard), Some(_)) = (prepared.flags.shard, &platform_auth) {
         anyhow::bail!(

@@ -4,6 +4,7 @@
 //! participant's composite score as its summary computes it.
 
 use crate::record::{Status, TaskRecord};
+use crate::report::load::{RESPONSE_TIME, SERVICE_TIME};
 use crate::report::results::{read_manifest, RecordsFile, RECORDS_NDJSON};
 use crate::report::summary::Summary;
 use crate::report::tally::RunTally;
@@ -18,7 +19,7 @@ use std::path::Path;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum MetricKind {
-    /// The task's `latencyMs`.
+    /// The task's `latencyMs`, or in an open-model run its response or service time.
     Latency,
     /// A numeric value of the task's data (`<key>`) or of a step's (`<step>.<key>`).
     Measure,
@@ -127,7 +128,12 @@ impl RunSamples {
         }
         let mut records = RecordsFile::open(&records_path)?;
         let mut count = 0usize;
+        let warmed_up = manifest.warmup.is_some();
         while let Some((_, line)) = records.next_record()? {
+            // Warm-up tasks are kept in the file but, as in the summary, compared by none.
+            if warmed_up && line.record.is_warmup() {
+                continue;
+            }
             count += 1;
             if let Some(tally) = &mut tally {
                 tally.add(&line.participant, &line.record);
@@ -246,6 +252,14 @@ impl ParticipantColumns {
         if !record.is_success() {
             return;
         }
+        // An open-model task's response time (from when it was due) leads, then its service
+        // time, as in the summary.
+        if let Some(arrival) = &record.arrival {
+            self.column(MetricKind::Latency, RESPONSE_TIME)
+                .push(arrival.response_time_ms);
+            self.column(MetricKind::Latency, SERVICE_TIME)
+                .push(arrival.service_time_ms);
+        }
         self.column(MetricKind::Latency, "latencyMs")
             .push(record.latency_ms);
         for (key, value) in record.data.iter().flatten() {
@@ -356,6 +370,36 @@ mod tests {
             .collect();
         assert_eq!(implicit_step_left_out, ["latencyMs", "n"]);
         assert_eq!(run.scores, None);
+    }
+
+    #[test]
+    fn warm_up_tasks_are_left_out_and_open_model_times_lead() {
+        let arrival = |response: f64, service: f64| {
+            json!({"intendedStartAt": "i", "startLagMs": response - service,
+                   "serviceTimeMs": service, "responseTimeMs": response})
+        };
+        let dir = results_dir(
+            json!({"warmup": 1}),
+            &[
+                json!({"latencyMs": 500, "data": {"phase": "warmup"}}),
+                json!({"latencyMs": 3, "arrival": arrival(40.0, 3.0)}),
+                json!({"latencyMs": 4, "arrival": arrival(5.0, 4.0)}),
+            ],
+        );
+        let run = RunSamples::load(dir.path()).unwrap();
+        let columns: Vec<(&str, &[f64])> = run.participants[0]
+            .columns
+            .iter()
+            .map(|c| (c.metric.name.as_str(), c.samples.as_slice()))
+            .collect();
+        assert_eq!(
+            columns,
+            [
+                ("responseTimeMs", &[40.0, 5.0][..]),
+                ("serviceTimeMs", &[3.0, 4.0][..]),
+                ("latencyMs", &[3.0, 4.0][..]),
+            ]
+        );
     }
 
     #[test]
