@@ -115,6 +115,13 @@ impl Console {
         self.flush_if_due();
     }
 
+    /// Prints a warning on stderr (stdout keeps upstream's lines); none with `--quiet`.
+    pub fn warning(&mut self, text: &str) {
+        if !self.quiet {
+            eprintln!("{text}");
+        }
+    }
+
     /// The run header, through the blank line after `Knobs:`.
     pub fn header(&mut self, header: &Header<'_>) {
         if self.quiet {
