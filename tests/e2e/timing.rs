@@ -1,5 +1,6 @@
 //! End-to-end: under the summary table a run prints its elapsed time and tasks/s and each
-//! participant's latency (mean ± σ, min, max); `bench report` prints the same lines.
+//! participant's latency (mean ± σ, min, median, p95, p99, max); `bench report` prints the
+//! same lines.
 
 use crate::support::{bench::run_bench, guests::test_guest};
 use tempfile::TempDir;
@@ -31,6 +32,9 @@ fn the_summary_shows_elapsed_time_throughput_and_latency_spread() {
     assert!(lines[0].contains(" tasks/s)"), "{}", lines[0]);
     let latency = lines[1];
     assert!(latency.contains(" ms \u{b1} "), "{latency}");
+    for order in [" (min ", ", median ", ", p95 ", ", p99 ", ", max "] {
+        assert!(latency.contains(order), "{order}: {latency}");
+    }
     assert!(latency.ends_with(", 10 successful tasks)"), "{latency}");
     let next = run
         .lines()

@@ -11,7 +11,7 @@ use super::step_summary;
 use super::summary::Summary;
 use super::table::SummaryTable;
 use super::tally::RunTally;
-use super::timing::timing_lines;
+use super::timing::{sample_warnings, timing_lines};
 use crate::plan::RunManifest;
 use anyhow::{Context as _, Result};
 use std::path::Path;
@@ -37,6 +37,7 @@ pub struct RunResults<'a> {
 /// `ScoringSpecError` fails the run (the records are on disk by then).
 pub fn finish(console: &mut Console, results: RunResults<'_>) -> Result<ExitCode> {
     let timing = timing_lines(results.manifest, &results.tally);
+    let warnings = sample_warnings(results.manifest, &results.tally);
     let summary = Summary::new(results.manifest, results.tally)?;
     console.line("");
     console.line(&SummaryTable::of(&summary).render(console.colors()));
@@ -45,6 +46,9 @@ pub fn finish(console: &mut Console, results: RunResults<'_>) -> Result<ExitCode
     }
     for line in summary.load.iter().flat_map(LoadSummary::lines) {
         console.line(&line);
+    }
+    for warning in &warnings {
+        console.warning(warning);
     }
     if let Some(floor) = &results.manifest.instrument_floor {
         for warning in floor.warnings(summary.millisecond_medians()) {

@@ -4,7 +4,7 @@
 //! when the run is scored, task latency and every numeric measure when it is not.
 
 use super::participants::{ParticipantStats, StatsCollector};
-use super::timing::LatencySpread;
+use super::timing::LatencySamples;
 use crate::events::{RunEvent, RunObserver};
 use crate::plan::{RunManifest, TaskCounts};
 use crate::record::TaskRecord;
@@ -22,7 +22,7 @@ pub struct RunTally {
     /// One collector per name.
     collectors: Collectors,
     /// Each name's latency of successful tasks, for the timing lines.
-    latencies: Vec<LatencySpread>,
+    latencies: Vec<LatencySamples>,
     /// Each name's records.
     tasks: Vec<u64>,
     /// Each name's dropped arrivals (arrival-rate runs).
@@ -94,7 +94,7 @@ impl RunTally {
     }
 
     /// Each participant's latency of successful tasks, in summary order.
-    pub(crate) fn latencies(&self) -> impl Iterator<Item = (&str, &LatencySpread)> {
+    pub(crate) fn latencies(&self) -> impl Iterator<Item = (&str, &LatencySamples)> {
         self.names.iter().map(String::as_str).zip(&self.latencies)
     }
 
@@ -156,7 +156,7 @@ impl RunTally {
             Collectors::Scored(spec, collectors) => collectors.push(SampleCollector::new(spec)),
             Collectors::Unscored(collectors) => collectors.push(StatsCollector::default()),
         }
-        self.latencies.push(LatencySpread::default());
+        self.latencies.push(LatencySamples::default());
         self.tasks.push(0);
         self.dropped.push(0);
         self.names.push(name.to_owned());

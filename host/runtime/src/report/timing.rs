@@ -1,13 +1,25 @@
 //! The timing lines printed under the summary table: the run's elapsed time and throughput
 //! (from `run.json`'s start and end), and each participant's task latency as mean ± standard
-//! deviation with its minimum and maximum, in a unit that fits. Computed from the saved run
-//! alone, so `bench report` prints the same lines.
+//! deviation with its minimum, median, p95, p99 and maximum, in a unit that fits; and the
+//! warnings its samples call for (many far outliers, a slow start). Computed from the saved
+//! run alone, so `bench report` prints the same lines.
 
 use super::console::escape;
 use super::tally::RunTally;
 use crate::plan::RunManifest;
 use crate::record::TaskRecord;
+use crate::scoring::{compute_stats, percentile};
 use chrono::DateTime;
+
+/// Tukey's far-out fence: a sample beyond this many interquartile ranges outside the
+/// quartiles is an outlier.
+const FAR_OUT_FENCE: f64 = 3.0;
+/// The share of outliers from which a participant's latency gets a warning.
+const OUTLIER_SHARE: f64 = 0.01;
+/// How many times slower than the rest's median the first tasks must be for a warning.
+const SLOW_START_FACTOR: f64 = 2.0;
+/// The fewest samples the warnings look at.
+const WARNING_MIN_SAMPLES: usize = 20;
 
 /// The timing lines of a run (none for a run without tasks).
 pub(crate) fn timing_lines(manifest: &RunManifest, tally: &RunTally) -> Vec<String> {
@@ -27,37 +39,67 @@ pub(crate) fn timing_lines(manifest: &RunManifest, tally: &RunTally) -> Vec<Stri
             duration(seconds * 1000.0)
         ));
     }
-    let open = manifest.load.as_ref().is_some_and(|load| load.is_open());
-    let what = if open { "response time" } else { "latency" };
+    let what = latency_name(manifest);
     for (participant, latency) in tally.latencies() {
         let Some(stats) = latency.spread() else {
             continue;
         };
         lines.push(format!(
-            "  {}: {what} {} \u{b1} {} (min {}, max {}, {} successful tasks)",
+            "  {}: {what} {} \u{b1} {} (min {}, median {}, p95 {}, p99 {}, max {}, {} successful tasks)",
             escape(participant),
             duration(stats.mean),
             duration(stats.deviation),
             duration(stats.min),
+            duration(stats.median),
+            duration(stats.p95),
+            duration(stats.p99),
             duration(stats.max),
-            latency.count
+            latency.samples.len()
         ));
     }
     lines
 }
 
-/// One participant's latency of successful tasks, taken a record at a time (Welford's
-/// running mean and sum of squared deviations), so no sample is kept.
-#[derive(Debug, Clone, Copy, Default)]
-pub(crate) struct LatencySpread {
-    count: u64,
-    mean: f64,
-    squares: f64,
-    min: f64,
-    max: f64,
+/// Warnings about what the latencies of successful tasks show: many far outliers (Tukey's
+/// fences at 3 × IQR), or first tasks much slower than the rest (a cold start a warm-up
+/// would leave out).
+pub(crate) fn sample_warnings(manifest: &RunManifest, tally: &RunTally) -> Vec<String> {
+    let what = latency_name(manifest);
+    let mut warnings = Vec::new();
+    for (participant, latency) in tally.latencies() {
+        let participant = escape(participant);
+        if let Some(outliers) = latency.far_outliers() {
+            warnings.push(format!(
+                "Warning: {participant}: {outliers} of {} {what} samples are far outliers (beyond 3 \u{d7} the interquartile range): other work on the machine may have interfered; run again on a quieter machine",
+                latency.samples.len()
+            ));
+        }
+        if let Some((first, factor)) = latency.slow_start() {
+            warnings.push(format!(
+                "Warning: {participant}: the first {first} tasks took {factor:.1}\u{d7} the median {what} of the rest (a cold start?): --warmup {first} runs such tasks first and leaves them out of the summary"
+            ));
+        }
+    }
+    warnings
 }
 
-impl LatencySpread {
+/// `response time` in an open-model run (what its summary leads with), else `latency`.
+fn latency_name(manifest: &RunManifest) -> &'static str {
+    if manifest.load.as_ref().is_some_and(|load| load.is_open()) {
+        "response time"
+    } else {
+        "latency"
+    }
+}
+
+/// One participant's latencies of successful tasks, in the order the tasks finished: one
+/// `f64` column (8 bytes a task), so the percentiles are exact.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct LatencySamples {
+    samples: Vec<f64>,
+}
+
+impl LatencySamples {
     /// Takes a finished task's latency when it succeeded: its response time when it ran on
     /// an arrival schedule.
     pub(crate) fn add(&mut self, record: &TaskRecord) {
@@ -66,48 +108,82 @@ impl LatencySpread {
             .as_ref()
             .map_or(record.latency_ms, |arrival| arrival.response_time_ms);
         if record.is_success() && ms.is_finite() {
-            self.add_sample(ms);
+            self.samples.push(ms);
         }
     }
 
-    fn add_sample(&mut self, ms: f64) {
-        self.count += 1;
-        let delta = ms - self.mean;
-        self.mean += delta / self.count as f64;
-        self.squares += delta * (ms - self.mean);
-        if self.count == 1 {
-            (self.min, self.max) = (ms, ms);
-        } else {
-            self.min = self.min.min(ms);
-            self.max = self.max.max(ms);
-        }
-    }
-
-    /// Mean, sample standard deviation, minimum and maximum; `None` without samples.
+    /// Mean, sample standard deviation and order statistics; `None` without samples.
     fn spread(&self) -> Option<Spread> {
-        if self.count == 0 {
+        let count = self.samples.len();
+        if count == 0 {
             return None;
         }
-        let deviation = if self.count > 1 {
-            (self.squares / (self.count - 1) as f64).sqrt()
+        let mean = self.samples.iter().sum::<f64>() / count as f64;
+        let deviation = if count > 1 {
+            let squares: f64 = self.samples.iter().map(|ms| (ms - mean).powi(2)).sum();
+            (squares / (count - 1) as f64).sqrt()
         } else {
             0.0
         };
+        let mut sorted = self.samples.clone();
+        let stats = compute_stats(&mut sorted, 0.0);
         Some(Spread {
-            mean: self.mean,
+            mean,
             deviation,
-            min: self.min,
-            max: self.max,
+            min: sorted[0],
+            median: stats.median,
+            p95: stats.p95,
+            p99: stats.p99,
+            max: sorted[count - 1],
         })
+    }
+
+    /// How many samples lie beyond Tukey's far-out fences, when they are at least
+    /// [`OUTLIER_SHARE`] of enough samples; `None` otherwise, and when the quartiles are
+    /// equal (whole-millisecond latencies of a fast task).
+    fn far_outliers(&self) -> Option<usize> {
+        if self.samples.len() < WARNING_MIN_SAMPLES {
+            return None;
+        }
+        let mut sorted = self.samples.clone();
+        sorted.sort_by(f64::total_cmp);
+        let (q1, q3) = (percentile(&sorted, 25.0), percentile(&sorted, 75.0));
+        let iqr = q3 - q1;
+        if iqr <= 0.0 {
+            return None;
+        }
+        let (low, high) = (q1 - FAR_OUT_FENCE * iqr, q3 + FAR_OUT_FENCE * iqr);
+        let outliers = sorted.iter().filter(|&&ms| ms < low || ms > high).count();
+        (outliers >= 2 && outliers as f64 >= OUTLIER_SHARE * sorted.len() as f64)
+            .then_some(outliers)
+    }
+
+    /// The first tenth of the tasks (1 to 10 of them) and how many times the rest's median
+    /// their median is, when it is at least [`SLOW_START_FACTOR`].
+    fn slow_start(&self) -> Option<(usize, f64)> {
+        let count = self.samples.len();
+        if count < WARNING_MIN_SAMPLES {
+            return None;
+        }
+        let first = (count / 10).clamp(1, 10);
+        let mut head = self.samples[..first].to_vec();
+        let mut rest = self.samples[first..].to_vec();
+        let head = compute_stats(&mut head, 0.0).median;
+        let rest = compute_stats(&mut rest, 0.0).median;
+        let factor = head / rest;
+        (rest > 0.0 && factor >= SLOW_START_FACTOR).then_some((first, factor))
     }
 }
 
-/// Mean, sample standard deviation, minimum and maximum.
+/// Mean, sample standard deviation and order statistics of a participant's latencies.
 #[derive(Debug, Clone, Copy, PartialEq)]
 struct Spread {
     mean: f64,
     deviation: f64,
     min: f64,
+    median: f64,
+    p95: f64,
+    p99: f64,
     max: f64,
 }
 
@@ -171,19 +247,61 @@ mod tests {
         assert_eq!(duration(125_000.0), "2 m 05 s");
     }
 
-    #[test]
-    fn the_spread_is_the_mean_sample_deviation_and_range() {
-        let mut latency = LatencySpread::default();
-        for ms in [2.0, 4.0, 4.0, 4.0, 5.0, 5.0, 7.0, 9.0] {
-            latency.add_sample(ms);
+    fn samples(values: &[f64]) -> LatencySamples {
+        LatencySamples {
+            samples: values.to_vec(),
         }
-        let spread = latency.spread().unwrap();
-        assert_eq!((spread.mean, spread.min, spread.max), (5.0, 2.0, 9.0));
+    }
+
+    #[test]
+    fn the_spread_is_the_mean_sample_deviation_and_order_statistics() {
+        let spread = samples(&[2.0, 4.0, 4.0, 4.0, 5.0, 5.0, 7.0, 9.0])
+            .spread()
+            .unwrap();
+        assert_eq!(
+            (spread.mean, spread.min, spread.median, spread.max),
+            (5.0, 2.0, 4.5, 9.0)
+        );
+        assert_eq!((spread.p95, spread.p99), (9.0, 9.0));
         assert!((spread.deviation - 2.138).abs() < 0.001);
-        let mut one = LatencySpread::default();
-        one.add_sample(3.0);
-        assert_eq!(one.spread().unwrap().deviation, 0.0);
-        assert_eq!(LatencySpread::default().spread(), None);
+        let hundred: Vec<f64> = (1..=100).map(f64::from).collect();
+        let spread = samples(&hundred).spread().unwrap();
+        assert_eq!((spread.median, spread.p95, spread.p99), (50.5, 95.0, 99.0));
+        assert_eq!(samples(&[3.0]).spread().unwrap().deviation, 0.0);
+        assert_eq!(LatencySamples::default().spread(), None);
+    }
+
+    #[test]
+    fn far_outliers_warn_only_when_they_are_many() {
+        let steady: Vec<f64> = (0..100).map(|i| 10.0 + f64::from(i % 5)).collect();
+        assert_eq!(samples(&steady).far_outliers(), None);
+        let mut spiky = steady.clone();
+        spiky[40] = 500.0;
+        assert_eq!(
+            samples(&spiky).far_outliers(),
+            None,
+            "one spike is no pattern"
+        );
+        spiky[70] = 400.0;
+        assert_eq!(samples(&spiky).far_outliers(), Some(2));
+        // Whole-millisecond latencies of a fast task: equal quartiles say nothing.
+        let mut flat = vec![0.0; 100];
+        flat[3] = 1.0;
+        flat[9] = 1.0;
+        assert_eq!(samples(&flat).far_outliers(), None);
+        assert_eq!(samples(&spiky[..19]).far_outliers(), None);
+    }
+
+    #[test]
+    fn a_slow_start_names_the_first_tasks_and_how_much_slower_they_were() {
+        let mut cold: Vec<f64> = vec![10.0; 50];
+        for ms in &mut cold[..5] {
+            *ms = 35.0;
+        }
+        assert_eq!(samples(&cold).slow_start(), Some((5, 3.5)));
+        cold[..5].fill(15.0);
+        assert_eq!(samples(&cold).slow_start(), None);
+        assert_eq!(samples(&vec![0.0; 50]).slow_start(), None);
     }
 
     #[test]
@@ -202,7 +320,7 @@ mod tests {
             timing_lines(&manifest, &tally),
             [
                 "Elapsed: 2 s for 4 tasks (2.0 tasks/s)",
-                "  alpha: latency 12 ms \u{b1} 2.83 ms (min 10 ms, max 14 ms, 2 successful tasks)",
+                "  alpha: latency 12 ms \u{b1} 2.83 ms (min 10 ms, median 12 ms, p95 14 ms, p99 14 ms, max 14 ms, 2 successful tasks)",
             ]
         );
     }

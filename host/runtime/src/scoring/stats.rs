@@ -79,7 +79,7 @@ fn median(sorted: &[f64]) -> f64 {
 /// Nearest-rank percentile of a non-empty sorted list, not interpolated:
 /// index `max(0, ceil((p / 100) × m) − 1)`, capped at `m − 1`, evaluated in f64 in that
 /// order (it decides exact ties such as 95% of 20).
-fn percentile(sorted: &[f64], p: f64) -> f64 {
+pub(crate) fn percentile(sorted: &[f64], p: f64) -> f64 {
     let rank = ((p / 100.0) * sorted.len() as f64).ceil() - 1.0;
     let index = (rank.max(0.0) as usize).min(sorted.len() - 1);
     sorted[index]
