@@ -115,9 +115,11 @@ impl Console {
         self.flush_if_due();
     }
 
-    /// Prints a warning on stderr (stdout keeps upstream's lines); none with `--quiet`.
+    /// Prints a warning on stderr (stdout keeps upstream's lines) after what stdout has so
+    /// far, so a terminal shows it under the lines it is about; none with `--quiet`.
     pub fn warning(&mut self, text: &str) {
         if !self.quiet {
+            self.flush();
             eprintln!("{text}");
         }
     }
