@@ -15,16 +15,8 @@ seconds=${1:-5}
 shift || true
 rates=("$@")
 [ ${#rates[@]} -eq 0 ] && rates=(100 1000 5000 10000 20000 50000)
-profile=${PROFILE:-release}
 sandboxes=${SANDBOXES:-4}
-root=$(cd "$(dirname "$0")/.." && pwd)
-cd "$root"
-
-bench=$(cargo build --quiet --profile "$profile" -p bench --message-format=json |
-  jq -r 'select(.executable != null) | .executable' | tail -n 1)
-CARGO_TARGET_DIR="$root/target/guests" cargo build --quiet --release --target wasm32-wasip2 \
-  --manifest-path examples/rust-noop/Cargo.toml
-noop="$root/target/guests/wasm32-wasip2/release/rust_noop.wasm"
+source "$(dirname "$0")/lib.sh"
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

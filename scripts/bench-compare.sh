@@ -12,26 +12,10 @@ set -euo pipefail
 
 sizes=${1:-"1000 100000 1000000"}
 runs=${2:-3}
-profile=${PROFILE:-release}
-root=$(cd "$(dirname "$0")/.." && pwd)
-cd "$root"
-
-executable() { # the executable a `cargo build --message-format=json` run produced
-  jq -r 'select(.executable != null) | .executable' | tail -n 1
-}
-bench=$(cargo build --quiet --profile "$profile" -p bench --message-format=json | executable)
-CARGO_TARGET_DIR="$root/target/guests" cargo build --quiet --release --target wasm32-wasip2 \
-  --manifest-path examples/rust-noop/Cargo.toml
-noop="$root/target/guests/wasm32-wasip2/release/rust_noop.wasm"
+source "$(dirname "$0")/lib.sh"
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-
-summary() { # "min median" of numbers on stdin
-  sort -g | awk '{ v[NR] = $1 } END {
-    m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
-    printf "%g %g\n", v[1], m }'
-}
 
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "$profile build, $runs runs per figure"

@@ -14,15 +14,7 @@ runs=${2:-3}
 workers=${WORKERS:-3}
 slots=${SLOTS:-4}
 concurrency=${CONCURRENCY:-6}
-profile=${PROFILE:-release}
-root=$(cd "$(dirname "$0")/.." && pwd)
-cd "$root"
-
-bench=$(cargo build --quiet --profile "$profile" -p bench --message-format=json |
-  jq -r 'select(.executable != null) | .executable' | tail -n 1)
-CARGO_TARGET_DIR="$root/target/guests" cargo build --quiet --release --target wasm32-wasip2 \
-  --manifest-path examples/rust-noop/Cargo.toml
-noop="$root/target/guests/wasm32-wasip2/release/rust_noop.wasm"
+source "$(dirname "$0")/lib.sh"
 
 work=$(mktemp -d)
 pids=()

@@ -15,17 +15,7 @@ set -euo pipefail
 tasks=${1:-100000}
 runs=${2:-5}
 big=${BIG:-1}
-profile=${PROFILE:-release}
-root=$(cd "$(dirname "$0")/.." && pwd)
-cd "$root"
-
-executable() { # the executable a `cargo build --message-format=json` run produced
-  jq -r 'select(.executable != null) | .executable' | tail -n 1
-}
-bench=$(cargo build --quiet --profile "$profile" -p bench --message-format=json | executable)
-CARGO_TARGET_DIR="$root/target/guests" cargo build --quiet --release --target wasm32-wasip2 \
-  --manifest-path examples/rust-noop/Cargo.toml
-noop="$root/target/guests/wasm32-wasip2/release/rust_noop.wasm"
+source "$(dirname "$0")/lib.sh"
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -45,12 +35,6 @@ per_task() { # "wall-µs cpu-µs" per task: (t(tasks) - t(1)) / tasks
   awk -v one="$one" -v many="$many" -v n="$tasks" 'BEGIN {
     split(one, a, " "); split(many, b, " ")
     printf "%.3f %.3f\n", (b[1] - a[1]) / n * 1e6, (b[2] - a[2]) / n * 1e6 }'
-}
-
-summary() { # "min median" of numbers on stdin
-  sort -g | awk '{ v[NR] = $1 } END {
-    m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
-    printf "%g %g\n", v[1], m }'
 }
 
 report() { # label unit values...
