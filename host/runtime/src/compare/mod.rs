@@ -17,16 +17,15 @@ mod verdict;
 
 pub use bootstrap::BootstrapSettings;
 pub use comparison::{
-    CandidateComparison, CompareSettings, Comparison, MetricComparison, ParticipantComparison,
-    SampleSummary, ScorePair,
+    compare_runs, CandidateComparison, CompareSettings, Comparison, MetricComparison,
+    ParticipantComparison, SampleSummary, ScorePair,
 };
 pub use export::{json, markdown};
-pub use sample::{MetricKind, RunInfo};
+pub use sample::{MetricKind, RunInfo, RunSamples, SampleCollector};
 pub use table::render;
 pub use verdict::{Direction, Verdict};
 
 use anyhow::{bail, Result};
-use sample::RunSamples;
 use std::path::PathBuf;
 
 /// The exit code of `--fail-on-regression` when a metric got slower.
@@ -50,7 +49,7 @@ pub fn compare_dirs(dirs: &[PathBuf], settings: &CompareSettings) -> Result<Comp
         .iter()
         .map(|dir| RunSamples::load(dir))
         .collect::<Result<Vec<_>>>()?;
-    comparison::compare_runs(&runs, settings)
+    compare_runs(&runs, settings)
 }
 
 /// Appends the Markdown comparison to the GitHub job summary when `GITHUB_STEP_SUMMARY`

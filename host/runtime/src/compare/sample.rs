@@ -3,6 +3,7 @@
 //! every numeric measure, every step's duration — and, when the run is scored, each
 //! participant's composite score as its summary computes it.
 
+use crate::plan::RunManifest;
 use crate::record::{Status, TaskRecord};
 use crate::report::load::{RESPONSE_TIME, SERVICE_TIME};
 use crate::report::results::{read_manifest, RecordsFile, RECORDS_NDJSON};
@@ -86,16 +87,122 @@ pub struct RunInfo {
 
 /// A run's samples.
 #[derive(Debug)]
-pub(crate) struct RunSamples {
-    pub info: RunInfo,
+pub struct RunSamples {
+    pub(crate) info: RunInfo,
     /// Participants in the manifest's order, then in order of appearance.
-    pub participants: Vec<ParticipantColumns>,
+    pub(crate) participants: Vec<ParticipantColumns>,
     /// Each participant's overall composite score, when the run is scored.
-    pub scores: Option<HashMap<String, f64>>,
+    pub(crate) scores: Option<HashMap<String, f64>>,
     /// The config's `display.metrics`, for units and directions.
-    pub display_metrics: Option<Value>,
+    pub(crate) display_metrics: Option<Value>,
     /// The config's `scoring`, for directions.
-    pub scoring: Option<Value>,
+    pub(crate) scoring: Option<Value>,
+}
+
+/// Gathers a run's samples record by record, from wherever the records are kept (a
+/// results directory, the platform's store).
+pub struct SampleCollector {
+    manifest: RunManifest,
+    /// How the run is named in the comparison (a directory, a run's name).
+    label: String,
+    /// The summary's tally, kept only for a scored run (for its composite scores).
+    tally: Option<RunTally>,
+    participants: Vec<ParticipantColumns>,
+    by_name: HashMap<String, usize>,
+    records: usize,
+}
+
+impl SampleCollector {
+    /// A collector for the run `manifest` describes, named `label` in the comparison.
+    pub fn new(manifest: RunManifest, label: String) -> Self {
+        let tally = manifest
+            .run_config
+            .scoring
+            .is_some()
+            .then(|| RunTally::new(&manifest));
+        let mut collector = Self {
+            manifest,
+            label,
+            tally,
+            participants: Vec::new(),
+            by_name: HashMap::new(),
+            records: 0,
+        };
+        for name in collector.manifest.run_config.participants.clone() {
+            collector.participant(&name);
+        }
+        collector
+    }
+
+    /// Takes one task record of `participant`. Warm-up tasks are kept in the records but,
+    /// as in the summary, compared by none.
+    pub fn add(&mut self, participant: &str, record: &TaskRecord) {
+        if self.manifest.warmup.is_some() && record.is_warmup() {
+            return;
+        }
+        self.records += 1;
+        if let Some(tally) = &mut self.tally {
+            tally.add(participant, record);
+        }
+        self.participant(participant).add(record);
+    }
+
+    /// The run's samples; an error when no record was added or the run cannot be scored.
+    pub fn finish(self) -> Result<RunSamples> {
+        let manifest = self.manifest;
+        if self.records == 0 {
+            bail!("{} has no task records", self.label);
+        }
+        let scores = match self.tally {
+            Some(tally) => {
+                let summary = Summary::new(&manifest, tally)
+                    .with_context(|| format!("cannot score the run {}", self.label))?;
+                let rows = summary.overall_rows();
+                Some(
+                    rows.iter()
+                        .map(|row| (row.provider.clone(), row.composite_score))
+                        .collect(),
+                )
+            }
+            None => None,
+        };
+        let display_metrics = manifest
+            .display
+            .as_ref()
+            .and_then(|display| display.get("metrics"))
+            .cloned();
+        Ok(RunSamples {
+            info: RunInfo {
+                dir: self.label,
+                run_id: manifest.run_id,
+                benchmark_slug: manifest.run_config.benchmark_slug,
+                started_at: manifest.started_at,
+                git_sha: manifest.origin.git_sha,
+                git_ref: manifest.origin.git_ref,
+            },
+            participants: self.participants,
+            scores,
+            display_metrics,
+            scoring: manifest.run_config.scoring,
+        })
+    }
+
+    /// The columns of participant `name`, added at the end when new.
+    fn participant(&mut self, name: &str) -> &mut ParticipantColumns {
+        let index = match self.by_name.get(name) {
+            Some(&index) => index,
+            None => {
+                self.participants.push(ParticipantColumns {
+                    name: name.to_owned(),
+                    ..ParticipantColumns::default()
+                });
+                self.by_name
+                    .insert(name.to_owned(), self.participants.len() - 1);
+                self.participants.len() - 1
+            }
+        };
+        &mut self.participants[index]
+    }
 }
 
 impl RunSamples {
@@ -115,66 +222,12 @@ impl RunSamples {
             );
         }
         let manifest = read_manifest(dir)?;
-        // Only a scored run needs the summary's tally (for its composite scores).
-        let mut tally = manifest
-            .run_config
-            .scoring
-            .is_some()
-            .then(|| RunTally::new(&manifest));
-        let mut participants: Vec<ParticipantColumns> = Vec::new();
-        let mut by_name: HashMap<String, usize> = HashMap::new();
-        for name in &manifest.run_config.participants {
-            participant(&mut participants, &mut by_name, name);
-        }
+        let mut collector = SampleCollector::new(manifest, dir.display().to_string());
         let mut records = RecordsFile::open(&records_path)?;
-        let mut count = 0usize;
-        let warmed_up = manifest.warmup.is_some();
         while let Some((_, line)) = records.next_record()? {
-            // Warm-up tasks are kept in the file but, as in the summary, compared by none.
-            if warmed_up && line.record.is_warmup() {
-                continue;
-            }
-            count += 1;
-            if let Some(tally) = &mut tally {
-                tally.add(&line.participant, &line.record);
-            }
-            participant(&mut participants, &mut by_name, &line.participant).add(&line.record);
+            collector.add(&line.participant, &line.record);
         }
-        if count == 0 {
-            bail!("{} has no task records", records_path.display());
-        }
-        let scores = match tally {
-            Some(tally) => {
-                let summary = Summary::new(&manifest, tally)
-                    .with_context(|| format!("cannot score the run in {}", dir.display()))?;
-                let rows = summary.overall_rows();
-                Some(
-                    rows.iter()
-                        .map(|row| (row.provider.clone(), row.composite_score))
-                        .collect(),
-                )
-            }
-            None => None,
-        };
-        let display_metrics = manifest
-            .display
-            .as_ref()
-            .and_then(|display| display.get("metrics"))
-            .cloned();
-        Ok(Self {
-            info: RunInfo {
-                dir: dir.display().to_string(),
-                run_id: manifest.run_id,
-                benchmark_slug: manifest.run_config.benchmark_slug,
-                started_at: manifest.started_at,
-                git_sha: manifest.origin.git_sha,
-                git_ref: manifest.origin.git_ref,
-            },
-            participants,
-            scores,
-            display_metrics,
-            scoring: manifest.run_config.scoring,
-        })
+        collector.finish()
     }
 
     /// The participant called `name`.
@@ -223,26 +276,6 @@ fn entry<'a>(list: Option<&'a Value>, key: &str) -> Option<&'a Value> {
         .iter()
         .rev()
         .find(|entry| entry.get("key").and_then(Value::as_str) == Some(key))
-}
-
-/// The columns of `name`, added at the end when new.
-fn participant<'a>(
-    participants: &'a mut Vec<ParticipantColumns>,
-    by_name: &mut HashMap<String, usize>,
-    name: &str,
-) -> &'a mut ParticipantColumns {
-    let index = match by_name.get(name) {
-        Some(&index) => index,
-        None => {
-            participants.push(ParticipantColumns {
-                name: name.to_owned(),
-                ..ParticipantColumns::default()
-            });
-            by_name.insert(name.to_owned(), participants.len() - 1);
-            participants.len() - 1
-        }
-    };
-    &mut participants[index]
 }
 
 impl ParticipantColumns {
@@ -445,7 +478,7 @@ mod tests {
         let empty = results_dir(json!({}), &[]);
         let error = RunSamples::load(empty.path()).unwrap_err().to_string();
         assert!(
-            error.ends_with("records.ndjson has no task records"),
+            error == format!("{} has no task records", empty.path().display()),
             "{error}"
         );
     }

@@ -1,27 +1,25 @@
 //! The compare page: two runs of a benchmark picked from its runs, compared as
-//! `bench compare` compares two results directories ([`bench_runtime::compare`]). The two
-//! runs are written out as results directories (`run.json` and `records.ndjson`, one stored
-//! record at a time) in a temporary directory, compared with the defaults of
-//! `bench compare` (±2 % noise band, 10 000 resamples, seed 1, 95 % intervals), then
-//! removed.
+//! `bench compare` compares two results directories ([`bench_runtime::compare`]): each
+//! run's stored records are streamed into its samples (no record kept), then the two are
+//! compared with the defaults of `bench compare` (±2 % noise band, 10 000 resamples,
+//! seed 1, 95 % intervals).
 
 use super::pages::{page_answer, refused};
-use super::session::message_page;
 use super::Dashboard;
 use crate::api::paths::fill;
 use crate::api::types::{Page, Run};
 use crate::serve::db::Store;
 use crate::serve::refusal::Refusal;
 use axum::extract::{Path, Query, State};
-use axum::http::{HeaderMap, StatusCode, Uri};
+use axum::http::{HeaderMap, Uri};
 use axum::response::Response;
-use bench_runtime::compare::{self, BootstrapSettings, CompareSettings};
+use bench_runtime::compare::{
+    self, BootstrapSettings, CompareSettings, RunSamples, SampleCollector,
+};
 use bench_runtime::plan::{ComponentInfo, HostInfo, Origin, RunManifest};
 use bench_runtime::record::TaskRecord;
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 use serde_json::{json, Value};
-use std::io::{BufWriter, Write};
-use std::path::{Path as FilePath, PathBuf};
 
 /// Runs offered to pick from (the newest).
 const MAX_PICKABLE: u32 = 200;
@@ -43,14 +41,6 @@ pub(super) struct Picked {
     a: Option<String>,
     #[serde(default)]
     b: Option<String>,
-}
-
-/// One line of `records.ndjson`.
-#[derive(Serialize)]
-struct RecordLine<'a> {
-    participant: &'a str,
-    #[serde(flatten)]
-    record: &'a TaskRecord,
 }
 
 /// `GET /{org}/benchmarks/{slug}/compare[?a=&b=]`.
@@ -94,31 +84,20 @@ pub(super) async fn compare_page(
     });
     if let (Some(a), Some(b)) = (picked.a, picked.b) {
         let (wanted, ids) = (slug.clone(), [a, b]);
-        let dir = match tempfile::tempdir() {
-            Ok(dir) => dir,
-            Err(error) => {
-                let message = format!("cannot make a temporary directory: {error}");
-                return message_page(StatusCode::INTERNAL_SERVER_ERROR, &message);
-            }
-        };
-        let root = dir.path().to_owned();
-        let written = database
-            .read(move |store| write_runs(store, &wanted, &ids, &root))
+        let collected = database
+            .read(move |store| collect_runs(store, &wanted, &ids))
             .await;
-        let (dirs, names) = match written {
-            Ok(written) => written,
+        let runs = match collected {
+            Ok(runs) => runs,
             Err(refusal) => return refused(&refusal),
         };
-        let compared =
-            tokio::task::spawn_blocking(move || compare::compare_dirs(&dirs, &SETTINGS)).await;
-        drop(dir);
+        let compared = tokio::task::spawn_blocking(move || {
+            let runs = runs.into_iter().collect::<anyhow::Result<Vec<_>>>()?;
+            compare::compare_runs(&runs, &SETTINGS)
+        })
+        .await;
         match compared {
-            Ok(Ok(mut comparison)) => {
-                // Name the runs, not the temporary directories.
-                comparison.baseline.dir = names[0].clone();
-                for candidate in &mut comparison.candidates {
-                    candidate.run.dir = names[1].clone();
-                }
+            Ok(Ok(comparison)) => {
                 data["comparison"] = serde_json::to_value(&comparison).unwrap_or_default();
             }
             Ok(Err(error)) => data["error"] = json!(format!("{error:#}")),
@@ -134,28 +113,29 @@ pub(super) async fn compare_page(
     )
 }
 
-/// Writes runs `ids` of benchmark `slug` as results directories `root/0`, `root/1`…;
-/// returns them and the runs' names.
-fn write_runs(
+/// The samples of runs `ids` of benchmark `slug`, each named by its run's name; a run
+/// that cannot be compared (no records, not scorable) is an error of its own.
+fn collect_runs(
     store: &Store,
     slug: &str,
     ids: &[String],
-    root: &FilePath,
-) -> Result<(Vec<PathBuf>, Vec<String>), Refusal> {
+) -> Result<Vec<anyhow::Result<RunSamples>>, Refusal> {
     let config = store.get_benchmark(slug)?.benchmark.config;
-    let mut dirs = Vec::new();
-    let mut names = Vec::new();
-    for (index, id) in ids.iter().enumerate() {
+    let mut runs = Vec::new();
+    for id in ids {
         let results = store.run_results(slug, id)?;
         let run = &results.run;
-        let dir = root.join(index.to_string());
-        let manifest = manifest(run, &results.summary, &config)?;
-        write_run(store, &dir, &manifest)
-            .map_err(|error| Refusal::internal(format!("cannot write run {id}: {error}")))?;
-        dirs.push(dir);
-        names.push(run.name.clone().unwrap_or_else(|| run.id.clone()));
+        let name = run.name.clone().unwrap_or_else(|| run.id.clone());
+        let mut collector = SampleCollector::new(manifest(run, &results.summary, &config)?, name);
+        store.each_task_record(id, |participant, text| {
+            // Records this runner cannot read (another version's shape) are left out.
+            if let Ok(record) = serde_json::from_str::<TaskRecord>(text) {
+                collector.add(participant, &record);
+            }
+        })?;
+        runs.push(collector.finish());
     }
-    Ok((dirs, names))
+    Ok(runs)
 }
 
 /// The `run.json` of a stored run: its `runConfig`, the benchmark's display, and the host
@@ -199,36 +179,4 @@ fn manifest(run: &Run, summary: &Value, config: &Value) -> Result<RunManifest, R
         shuffle_seed: None,
         instrument_floor: None,
     })
-}
-
-/// Writes `dir/run.json` and `dir/records.ndjson` (the stored records this runner can
-/// read).
-fn write_run(store: &Store, dir: &FilePath, manifest: &RunManifest) -> std::io::Result<()> {
-    std::fs::create_dir_all(dir)?;
-    std::fs::write(dir.join("run.json"), serde_json::to_vec(manifest)?)?;
-    let mut records = BufWriter::new(std::fs::File::create(dir.join("records.ndjson"))?);
-    let mut failure: Option<std::io::Error> = None;
-    let read = store.each_task_record(&manifest.run_id, |participant, text| {
-        if failure.is_some() {
-            return;
-        }
-        let Ok(record) = serde_json::from_str::<TaskRecord>(text) else {
-            return;
-        };
-        let line = RecordLine {
-            participant,
-            record: &record,
-        };
-        let written = serde_json::to_writer(&mut records, &line)
-            .map_err(std::io::Error::from)
-            .and_then(|()| records.write_all(b"\n"));
-        if let Err(error) = written {
-            failure = Some(error);
-        }
-    });
-    read.map_err(|refusal| std::io::Error::other(refusal.message))?;
-    if let Some(error) = failure {
-        return Err(error);
-    }
-    records.flush()
 }
