@@ -148,7 +148,7 @@ fn empty_task() -> impl FnMut() {
         let timing = Timing {
             started_at,
             completed_at: SystemTime::now(),
-            elapsed_ms: start.elapsed().as_millis() as f64,
+            elapsed: start.elapsed(),
         };
         let output = TaskEnd::Output(TaskOutput {
             data: None,

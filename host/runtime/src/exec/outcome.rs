@@ -2,12 +2,12 @@
 //! runner-built variant).
 
 use crate::js;
-use crate::record::{Data, Status, StepRecord, TaskRecord};
+use crate::record::{micros, Data, Status, StepRecord, TaskRecord};
 use crate::sandbox::context::RecordedTask;
 use crate::sandbox::limits::StopCode;
 use bench_contract::bench::task::model::{self, TaskError, TaskOutput};
 use serde_json::Value;
-use std::time::SystemTime;
+use std::time::{Duration, SystemTime};
 
 /// How a task ended.
 #[derive(Debug)]
@@ -32,8 +32,8 @@ pub(crate) struct Timing {
     pub started_at: SystemTime,
     /// Wall-clock end.
     pub completed_at: SystemTime,
-    /// Monotonic duration in milliseconds.
-    pub elapsed_ms: f64,
+    /// Monotonic duration from start to end.
+    pub elapsed: Duration,
 }
 
 /// Builds the record of one task.
@@ -50,12 +50,14 @@ pub(crate) fn build_record(
         ..
     } = recorded;
     let mut data = measures.clone();
-    let mut latency_ms = timing.elapsed_ms;
+    let mut latency_ms = timing.elapsed.as_millis() as f64;
+    let mut duration_us = Some(micros(timing.elapsed));
     let (status, error_code) = match ending {
         TaskEnd::Output(output) => {
             merge_json_object(&mut data, output.data.as_deref());
             if let Some(ms) = output.latency_ms.filter(|ms| ms.is_finite()) {
                 latency_ms = ms;
+                duration_us = None;
             }
             steps.extend(output.steps.into_iter().map(step_from_wit));
             (Status::Success, None)
@@ -89,6 +91,7 @@ pub(crate) fn build_record(
             started_at: Some(started_at.clone()),
             completed_at: Some(completed_at.clone()),
             latency_ms: Some(latency_ms),
+            duration_us,
             concurrency: None,
             timeout_ms: None,
             data: (!measures.is_empty()).then_some(measures),
@@ -108,6 +111,7 @@ pub(crate) fn build_record(
         data: (!data.is_empty()).then_some(data),
         completed_at,
         latency_ms,
+        duration_us,
         steps,
         arrival: None,
     }
@@ -140,6 +144,7 @@ fn step_from_wit(step: model::StepRecord) -> StepRecord {
         started_at: step.started_at,
         completed_at: step.completed_at,
         latency_ms: step.latency_ms,
+        duration_us: None,
         concurrency: None,
         timeout_ms: None,
         data,
@@ -157,7 +162,7 @@ mod tests {
         Timing {
             started_at: SystemTime::UNIX_EPOCH,
             completed_at: SystemTime::UNIX_EPOCH,
-            elapsed_ms: 7.0,
+            elapsed: Duration::from_nanos(7_012_345),
         }
     }
 
@@ -187,7 +192,12 @@ mod tests {
             json!({"bytes": 10, "i": 0, "phase": "cold"})
         );
         assert_eq!(record.latency_ms, 11.0);
+        assert_eq!(record.duration_us, None, "the task timed itself");
         let implicit = &record.steps[0];
+        assert_eq!(
+            (implicit.latency_ms, implicit.duration_us),
+            (Some(11.0), None)
+        );
         assert!(implicit.implicit);
         assert_eq!(implicit.error_code, Some(None));
         assert_eq!(
@@ -215,6 +225,8 @@ mod tests {
         assert_eq!(record.error_code.as_deref(), Some("probe_failed"));
         assert_eq!(Value::Object(record.data.unwrap()), json!({"mode": "cold"}));
         assert_eq!(record.latency_ms, 7.0);
+        assert_eq!(record.duration_us, Some(7012.345));
+        assert_eq!(record.steps[0].duration_us, Some(7012.345));
     }
 
     #[test]

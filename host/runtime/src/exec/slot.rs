@@ -338,7 +338,7 @@ fn timing(started_at: SystemTime, start: Instant) -> Timing {
     Timing {
         started_at,
         completed_at: SystemTime::now(),
-        elapsed_ms: start.elapsed().as_millis() as f64,
+        elapsed: start.elapsed(),
     }
 }
 
@@ -357,6 +357,7 @@ mod tests {
             started_at: None,
             completed_at: None,
             latency_ms: None,
+            duration_us: None,
             concurrency: None,
             timeout_ms: None,
             data: Some(measures.clone()),

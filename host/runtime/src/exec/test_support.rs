@@ -151,7 +151,7 @@ impl TaskRunner for FakeRunner {
         let timing = Timing {
             started_at: SystemTime::UNIX_EPOCH,
             completed_at: SystemTime::UNIX_EPOCH,
-            elapsed_ms: (ended - started).as_millis() as f64,
+            elapsed: ended - started,
         };
         let record = build_record(index, phase, timing, RecordedTask::default(), ending);
         Finished {

@@ -5,7 +5,7 @@
 //! [`TaskBounds`]: a task that crosses one is ended by a trap carrying [`BoundExceeded`].
 
 use crate::js;
-use crate::record::{Data, Status, StepRecord};
+use crate::record::{micros, Data, Status, StepRecord};
 use crate::sandbox::limits::{StopCode, TaskBounds, MAX_TASK_LOG_LINES};
 use bench_contract::bench::task::context::Host;
 use bench_contract::bench::task::model::{self, Level, StepOptions, StepOutcome};
@@ -218,6 +218,7 @@ impl TaskRecorder {
         outcome: Option<&StepOutcome>,
     ) {
         let completed_at = SystemTime::now();
+        let elapsed = step.start.elapsed();
         self.active = step.previous_active;
         self.log_line(&step.name);
         if let Some(outcome) = outcome.filter(|_| step.options.capture_output != Some(false)) {
@@ -231,7 +232,8 @@ impl TaskRecorder {
             status,
             started_at: Some(js::iso_timestamp(step.started_at)),
             completed_at: Some(js::iso_timestamp(completed_at)),
-            latency_ms: Some(step.start.elapsed().as_millis() as f64),
+            latency_ms: Some(elapsed.as_millis() as f64),
+            duration_us: Some(micros(elapsed)),
             concurrency: step.options.concurrency,
             timeout_ms: step.options.timeout_ms.map(f64::from),
             data: step.data,

@@ -232,3 +232,20 @@ fn write_run(store: &Store, dir: &FilePath, manifest: &RunManifest) -> std::io::
     }
     records.flush()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_stored_record_is_written_back_with_its_durations() {
+        let stored = r#"{"taskIndex":0,"status":"success","startedAt":"s","completedAt":"c","latencyMs":1,"durationUs":1234.567,"steps":[{"name":"a","status":"success","latencyMs":0,"durationUs":2.5}]}"#;
+        let record: TaskRecord = serde_json::from_str(stored).unwrap();
+        let line = RecordLine {
+            participant: "p",
+            record: &record,
+        };
+        let written = serde_json::to_string(&line).unwrap();
+        assert_eq!(written, format!(r#"{{"participant":"p",{}"#, &stored[1..]));
+    }
+}
