@@ -1,6 +1,7 @@
 //! Building a task record from what the task recorded and how it ended (spec §2.6,
 //! runner-built variant).
 
+use crate::clock::{whole_ms_between, Moment};
 use crate::js;
 use crate::record::{micros, Data, Status, StepRecord, TaskRecord};
 use crate::sandbox::context::RecordedTask;
@@ -25,7 +26,8 @@ pub(crate) enum TaskEnd {
     },
 }
 
-/// Timing of one task, from the host clocks.
+/// Timing of one task, from one clock read at its start and one at its end
+/// ([`crate::clock::Moment`]).
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Timing {
     /// Wall-clock start.
@@ -34,6 +36,18 @@ pub(crate) struct Timing {
     pub completed_at: SystemTime,
     /// Monotonic duration from start to end.
     pub elapsed: Duration,
+}
+
+impl Timing {
+    /// The timing of a task that started at `start` and ends now.
+    pub(crate) fn ending_now(start: Moment) -> Self {
+        let end = Moment::now();
+        Self {
+            started_at: start.wall,
+            completed_at: end.wall,
+            elapsed: end.at - start.at,
+        }
+    }
 }
 
 /// Builds the record of one task.
@@ -50,7 +64,7 @@ pub(crate) fn build_record(
         ..
     } = recorded;
     let mut data = measures.clone();
-    let mut latency_ms = timing.elapsed.as_millis() as f64;
+    let mut latency_ms = whole_ms_between(timing.started_at, timing.completed_at);
     let mut duration_us = Some(micros(timing.elapsed));
     let (status, error_code) = match ending {
         TaskEnd::Output(output) => {
@@ -160,8 +174,9 @@ mod tests {
 
     fn timing() -> Timing {
         Timing {
-            started_at: SystemTime::UNIX_EPOCH,
-            completed_at: SystemTime::UNIX_EPOCH,
+            // 1.9 ms → 8.912345 ms: 7 whole milliseconds apart, as upstream counts.
+            started_at: SystemTime::UNIX_EPOCH + Duration::from_micros(1_900),
+            completed_at: SystemTime::UNIX_EPOCH + Duration::from_nanos(8_912_345),
             elapsed: Duration::from_nanos(7_012_345),
         }
     }
