@@ -63,6 +63,13 @@ fn by_name<'a>(metrics: &'a [Value], name: &str) -> &'a Value {
         .unwrap_or_else(|| panic!("no metric {name} in {metrics:?}"))
 }
 
+/// A median as the tables print it: at most three decimals, no trailing zeros (the
+/// latencies come from `durationUs`, to the nanosecond).
+fn three_decimals(ms: f64) -> String {
+    let text = format!("{ms:.3}");
+    text.trim_end_matches('0').trim_end_matches('.').to_owned()
+}
+
 #[test]
 fn a_run_made_20_percent_slower_is_slower_with_an_interval_above_one() {
     let out = TempDir::new().unwrap();
@@ -116,8 +123,8 @@ fn a_run_made_20_percent_slower_is_slower_with_an_interval_above_one() {
     let latency = by_name(metrics, "latencyMs");
     let row = format!(
         "| local | latencyMs | {} ms | {} ms | {:.3} | [{:.3}, {:.3}] | &lt;0.001 | slower |",
-        latency["baseline"]["median"].as_f64().unwrap(),
-        latency["candidate"]["median"].as_f64().unwrap(),
+        three_decimals(latency["baseline"]["median"].as_f64().unwrap()),
+        three_decimals(latency["candidate"]["median"].as_f64().unwrap()),
         latency["ratio"].as_f64().unwrap(),
         latency["ciLow"].as_f64().unwrap(),
         latency["ciHigh"].as_f64().unwrap(),

@@ -88,6 +88,7 @@ fn participant_mode_prints_upstream_lines_and_records_steps() {
             "data",
             "completedAt",
             "latencyMs",
+            "durationUs",
             "steps"
         ]
     );

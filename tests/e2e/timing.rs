@@ -1,8 +1,14 @@
 //! End-to-end: under the summary table a run prints its elapsed time and tasks/s and each
 //! participant's latency (mean ± σ, min, median, p95, p99, max); `bench report` prints the
-//! same lines.
+//! same lines. Records carry a monotonic `durationUs` beside `latencyMs`, per task and per
+//! host-timed step, and the latency line uses it, so a fast task shows microseconds.
 
-use crate::support::{bench::run_bench, guests::test_guest};
+use crate::support::{
+    bench::run_bench,
+    guests::{example, test_guest},
+    results::records,
+};
+use serde_json::Value;
 use tempfile::TempDir;
 
 fn timing_lines(stdout: &str) -> Vec<&str> {
@@ -50,4 +56,73 @@ fn the_summary_shows_elapsed_time_throughput_and_latency_spread() {
     let report = run_bench(dir.path(), &["report", "results"]);
     assert_eq!(report.code, Some(0), "{}", report.stderr);
     assert_eq!(timing_lines(&report.stdout), lines);
+
+    for record in records(&dir.path().join("results")) {
+        let us = duration_beside_latency(&record);
+        assert!(us >= 20_000.0, "slept 20 ms: {record}");
+    }
+}
+
+/// The `durationUs` of a record or step, checked: right after `latencyMs`, at most three
+/// decimals, and the same duration as `latencyMs` to within its millisecond (a little
+/// slack for the two clocks).
+fn duration_beside_latency(timed: &Value) -> f64 {
+    let keys: Vec<&String> = timed.as_object().unwrap().keys().collect();
+    let at = keys.iter().position(|key| *key == "latencyMs").unwrap();
+    assert_eq!(keys[at + 1], "durationUs", "{timed}");
+    let us = timed["durationUs"].as_f64().unwrap();
+    let text = timed["durationUs"].to_string();
+    let decimals = text
+        .split_once('.')
+        .map_or(0, |(_, fraction)| fraction.len());
+    assert!(decimals <= 3, "{text}");
+    let ms = timed["latencyMs"].as_f64().unwrap();
+    assert!((us / 1000.0 - ms).abs() <= 1.05, "{timed}");
+    us
+}
+
+#[test]
+fn records_time_each_task_and_host_timed_step_in_microseconds() {
+    let dir = TempDir::new().unwrap();
+    let hello = example("rust-hello");
+    let args = ["run", hello.to_str().unwrap(), "--out", "results"];
+    let run = run_bench(dir.path(), &args);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    let records = records(&dir.path().join("results"));
+    assert_eq!(records.len(), 6);
+    for record in &records {
+        let task = duration_beside_latency(record);
+        let steps = record["steps"].as_array().unwrap();
+        assert_eq!(steps.len(), 3, "{record}");
+        for step in steps {
+            let step = duration_beside_latency(step);
+            assert!(step > 0.0 && step <= task, "{record}");
+        }
+    }
+}
+
+#[test]
+fn a_no_op_task_shows_its_latency_in_microseconds() {
+    let dir = TempDir::new().unwrap();
+    let noop = example("rust-noop");
+    let args = ["run", noop.to_str().unwrap(), "--iterations", "200"];
+    let run = run_bench(dir.path(), &[&args[..], &["--out", "results"]].concat());
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    let line = run
+        .lines()
+        .into_iter()
+        .find(|line| line.contains(": latency "))
+        .unwrap_or_else(|| panic!("a latency line: {}", run.stdout))
+        .to_owned();
+    let median = line.split(", median ").nth(1).unwrap();
+    assert!(
+        median.split(',').next().unwrap().ends_with(" \u{b5}s"),
+        "{line}"
+    );
+    assert!(!line.contains(" 0 ms"), "{line}");
+    let records = records(&dir.path().join("results"));
+    assert_eq!(records.len(), 200);
+    for record in &records {
+        duration_beside_latency(record);
+    }
 }

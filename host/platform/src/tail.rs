@@ -388,4 +388,14 @@ mod tests {
             .to_string()
             .ends_with("ends before record 4 of a"));
     }
+
+    #[test]
+    fn an_uploaded_record_keeps_its_keys_and_durations_as_written() {
+        let line = br#"{"participant":"p","taskIndex":2,"status":"success","startedAt":"s","completedAt":"c","latencyMs":1,"durationUs":1234.567,"steps":[{"name":"a","status":"success","latencyMs":0,"durationUs":0.001}]}"#;
+        let sent = String::from_utf8(record_text(line, 10).unwrap()).unwrap();
+        assert_eq!(
+            sent,
+            r#"{"taskIndex":12,"status":"success","startedAt":"s","completedAt":"c","latencyMs":1,"durationUs":1234.567,"steps":[{"name":"a","status":"success","latencyMs":0,"durationUs":0.001}]}"#
+        );
+    }
 }

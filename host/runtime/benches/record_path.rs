@@ -35,6 +35,7 @@ fn record(shape: Shape, task_index: u32) -> TaskRecord {
             started_at: Some(at.clone()),
             completed_at: Some(at.clone()),
             latency_ms: Some(0.0),
+            duration_us: Some(4.321),
             concurrency: None,
             timeout_ms: None,
             data: None,
@@ -47,6 +48,7 @@ fn record(shape: Shape, task_index: u32) -> TaskRecord {
             started_at: Some(at.clone()),
             completed_at: Some(at.clone()),
             latency_ms: Some(0.0),
+            duration_us: Some(4.321),
             concurrency: None,
             timeout_ms: None,
             data: json!({"value": 1}).as_object().cloned(),
@@ -62,6 +64,7 @@ fn record(shape: Shape, task_index: u32) -> TaskRecord {
         data: None::<Data>,
         completed_at: at,
         latency_ms: 0.0,
+        duration_us: Some(5.678),
         steps: vec![step],
         arrival: None,
     }

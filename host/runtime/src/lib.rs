@@ -4,6 +4,7 @@
 //! Data flows one way: component → config → validated plan → executor (one sandbox per
 //! participant slot) → task records → console, local results and scoring.
 
+mod clock;
 pub mod compare;
 pub mod component;
 pub mod config;

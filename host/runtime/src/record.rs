@@ -6,6 +6,7 @@
 use serde::ser::SerializeMap;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Map, Value};
+use std::time::Duration;
 
 /// The phase of warm-up tasks (`--warmup`): recorded, left out of summary and scoring.
 pub const WARMUP_PHASE: &str = "warmup";
@@ -40,6 +41,12 @@ pub struct StepRecord {
     /// Duration in milliseconds.
     #[serde(default)]
     pub latency_ms: Option<f64>,
+    /// Monotonic duration in microseconds (nanosecond fraction, three decimals) of a step
+    /// the host timed, from `step-start` to `step-end` or `step-fail` (or to the task's end
+    /// for a step left open). Absent on steps the task returned with its own latency, and
+    /// in records written before bench measured it.
+    #[serde(default)]
+    pub duration_us: Option<f64>,
     /// Parallel invocations of the step body.
     #[serde(default)]
     pub concurrency: Option<u32>,
@@ -56,6 +63,14 @@ pub struct StepRecord {
     /// prints its `errorCode` before its `data`.
     #[serde(skip)]
     pub implicit: bool,
+}
+
+impl StepRecord {
+    /// The step's latency in milliseconds at the finest resolution the record has: its
+    /// `durationUs` when present, else `latencyMs`.
+    pub(crate) fn fine_latency_ms(&self) -> Option<f64> {
+        self.duration_us.map(|us| us / 1000.0).or(self.latency_ms)
+    }
 }
 
 fn present_or_null<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Option<String>>, D::Error> {
@@ -75,6 +90,9 @@ impl Serialize for StepRecord {
         }
         if let Some(ms) = self.latency_ms {
             map.serialize_entry("latencyMs", &crate::js::number(ms))?;
+        }
+        if let Some(us) = self.duration_us {
+            map.serialize_entry("durationUs", &micros_number(us))?;
         }
         if let Some(n) = self.concurrency {
             map.serialize_entry("concurrency", &n)?;
@@ -100,7 +118,7 @@ impl Serialize for StepRecord {
 }
 
 /// The record of one task (`TaskResultRecord`), in the runner-built key order:
-/// taskIndex, status, startedAt, errorCode, data, completedAt, latencyMs, steps.
+/// taskIndex, status, startedAt, errorCode, data, completedAt, latencyMs, durationUs, steps.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct TaskRecord {
@@ -121,6 +139,15 @@ pub struct TaskRecord {
     /// Task latency in milliseconds.
     #[serde(serialize_with = "crate::js::serialize_number")]
     pub latency_ms: f64,
+    /// Monotonic duration in microseconds (nanosecond fraction, three decimals) between the
+    /// same start and end as `latencyMs`; bench's addition to upstream's record. Absent when
+    /// the task returned its own latency, and in records written before bench measured it.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        serialize_with = "serialize_micros"
+    )]
+    pub duration_us: Option<f64>,
     /// Steps in completion order.
     pub steps: Vec<StepRecord>,
     /// When an open-model (arrival-rate) task was due and how long it took counted from
@@ -148,6 +175,23 @@ pub struct ArrivalTiming {
     pub response_time_ms: f64,
 }
 
+/// A monotonic duration in microseconds, its nanoseconds kept as the fraction.
+pub(crate) fn micros(duration: Duration) -> f64 {
+    duration.as_nanos() as f64 / 1000.0
+}
+
+/// Microseconds as a JSON number with at most three decimals (whole nanoseconds).
+fn micros_number(us: f64) -> Value {
+    crate::js::number((us * 1000.0).round() / 1000.0)
+}
+
+fn serialize_micros<S: Serializer>(us: &Option<f64>, serializer: S) -> Result<S::Ok, S::Error> {
+    match us {
+        Some(us) => micros_number(*us).serialize(serializer),
+        None => serializer.serialize_none(),
+    }
+}
+
 #[cfg(test)]
 impl TaskRecord {
     /// A record of task `task_index` with `status` and `latency_ms` and nothing else.
@@ -160,6 +204,7 @@ impl TaskRecord {
             data: None,
             completed_at: String::new(),
             latency_ms,
+            duration_us: None,
             steps: vec![],
             arrival: None,
         }
@@ -167,6 +212,12 @@ impl TaskRecord {
 }
 
 impl TaskRecord {
+    /// The task's latency in milliseconds at the finest resolution the record has: its
+    /// `durationUs` when present, else `latencyMs`.
+    pub fn fine_latency_ms(&self) -> f64 {
+        self.duration_us.map_or(self.latency_ms, |us| us / 1000.0)
+    }
+
     /// Whether the task succeeded.
     pub fn is_success(&self) -> bool {
         self.status == Status::Success
@@ -209,6 +260,7 @@ mod tests {
             started_at: Some("a".into()),
             completed_at: Some("b".into()),
             latency_ms: Some(3.0),
+            duration_us: None,
             concurrency: None,
             timeout_ms: None,
             data: json!({"ops": 5}).as_object().cloned(),
@@ -227,6 +279,7 @@ mod tests {
             data: json!({"phase": "cold"}).as_object().cloned(),
             completed_at: "c".into(),
             latency_ms: 12.0,
+            duration_us: None,
             steps: vec![step("probe")],
             arrival: None,
         };
@@ -271,5 +324,37 @@ mod tests {
         let back: StepRecord =
             serde_json::from_str(&serde_json::to_string(&implicit).unwrap()).unwrap();
         assert_eq!(back.error_code, Some(None));
+    }
+
+    #[test]
+    fn durations_follow_latency_with_at_most_three_decimals() {
+        let mut record = TaskRecord::bare(1, Status::Success, 1.0);
+        record.duration_us = Some(micros(Duration::from_nanos(1_234_567)));
+        let mut timed = step("probe");
+        timed.duration_us = Some(2.000_499_9);
+        let mut whole = step("whole");
+        whole.duration_us = Some(micros(Duration::from_micros(3)));
+        record.steps = vec![timed, whole];
+        assert_eq!(
+            serde_json::to_string(&record).unwrap(),
+            r#"{"taskIndex":1,"status":"success","startedAt":"","completedAt":"","latencyMs":1,"durationUs":1234.567,"steps":[{"name":"probe","status":"success","startedAt":"a","completedAt":"b","latencyMs":3,"durationUs":2,"data":{"ops":5}},{"name":"whole","status":"success","startedAt":"a","completedAt":"b","latencyMs":3,"durationUs":3,"data":{"ops":5}}]}"#
+        );
+        let back: TaskRecord =
+            serde_json::from_str(&serde_json::to_string(&record).unwrap()).unwrap();
+        assert_eq!(back.duration_us, Some(1234.567));
+        assert_eq!(back.fine_latency_ms(), 1.234567);
+        assert_eq!(back.steps[0].fine_latency_ms(), Some(0.002));
+        let odd = micros_number(7.100_6);
+        assert_eq!(odd.to_string(), "7.101");
+    }
+
+    #[test]
+    fn records_without_durations_still_read() {
+        let old = r#"{"taskIndex":0,"status":"success","startedAt":"s","completedAt":"c","latencyMs":4,"steps":[{"name":"task","status":"success","latencyMs":4,"errorCode":null}]}"#;
+        let record: TaskRecord = serde_json::from_str(old).unwrap();
+        assert_eq!(record.duration_us, None);
+        assert_eq!(record.fine_latency_ms(), 4.0);
+        assert_eq!(record.steps[0].duration_us, None);
+        assert_eq!(record.steps[0].fine_latency_ms(), Some(4.0));
     }
 }

@@ -223,7 +223,11 @@ fn compare_participant(
     let mut metrics = Vec::new();
     for column in &a.columns {
         let metric = &column.metric;
-        let (a_samples, b_samples) = (&column.samples, b.samples(metric));
+        // Durations at `durationUs` resolution when both runs have it for every sample.
+        let (a_samples, b_samples) = match (a.fine_samples(metric), b.fine_samples(metric)) {
+            (Some(a_fine), Some(b_fine)) => (a_fine, b_fine),
+            _ => (column.samples.as_slice(), b.samples(metric)),
+        };
         let label = format!("{name} {}", metric.label());
         if b_samples.is_empty() {
             notes.push(format!("{label}: only in {}", baseline.info.dir));
@@ -350,6 +354,57 @@ mod tests {
 
     fn run(participants: Value, records: Vec<Value>) -> TempDir {
         results_dir(json!({"participants": participants}), &records)
+    }
+
+    /// No-op records: `latencyMs` 0, `durationUs` from `low_us` up, with a timed step.
+    fn fast(low_us: f64) -> Vec<Value> {
+        spread(low_us)
+            .into_iter()
+            .map(|us| {
+                json!({"participant": "p", "latencyMs": 0, "durationUs": us, "steps": [
+                    {"name": "s", "status": "success", "latencyMs": 0, "durationUs": us / 2.0}
+                ]})
+            })
+            .collect()
+    }
+
+    fn latency_and_step(comparison: &Comparison) -> Vec<(String, f64, f64)> {
+        comparison.candidates[0].participants[0]
+            .metrics
+            .iter()
+            .map(|m| (m.metric.clone(), m.baseline.median, m.ratio))
+            .collect()
+    }
+
+    #[test]
+    fn durations_compare_at_microsecond_resolution_when_both_runs_have_it() {
+        let a = run(json!(["p"]), fast(10.0));
+        let b = run(json!(["p"]), fast(12.0));
+        let comparison = compare(&[&a, &b]).unwrap();
+        assert_eq!(
+            latency_and_step(&comparison),
+            [
+                ("latencyMs".into(), 0.012, 14.0 / 12.0),
+                ("s".into(), 0.006, 14.0 / 12.0)
+            ]
+        );
+        let mut older = fast(12.0);
+        older[3]["durationUs"] = Value::Null;
+        older[4]["steps"][0]
+            .as_object_mut()
+            .unwrap()
+            .remove("durationUs");
+        let older = run(json!(["p"]), older);
+        let comparison = compare(&[&a, &older]).unwrap();
+        assert!(
+            latency_and_step(&comparison).is_empty(),
+            "whole milliseconds: all 0"
+        );
+        assert_eq!(
+            comparison.candidates[0].notes.len(),
+            2,
+            "no ratio of 0 ms medians"
+        );
     }
 
     #[test]

@@ -20,11 +20,13 @@ use std::path::Path;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum MetricKind {
-    /// The task's `latencyMs`, or in an open-model run its response or service time.
+    /// The task's `latencyMs` (its `durationUs` when every record compared has one), or in
+    /// an open-model run its response or service time.
     Latency,
     /// A numeric value of the task's data (`<key>`) or of a step's (`<step>.<key>`).
     Measure,
-    /// The `latencyMs` of a successful step, by step name.
+    /// The `latencyMs` (or `durationUs`, as for the latency) of a successful step, by step
+    /// name.
     Step,
 }
 
@@ -55,6 +57,9 @@ pub(crate) fn label(kind: MetricKind, name: &str) -> String {
 pub(crate) struct Column {
     pub metric: MetricId,
     pub samples: Vec<f64>,
+    /// The same durations from `durationUs`, in milliseconds, as long as every sample had
+    /// one; `None` once one did not (an older record, a latency the task gave itself).
+    fine: Option<Vec<f64>>,
 }
 
 /// One participant's columns: latency first, then the others in order of first appearance.
@@ -288,13 +293,21 @@ impl ParticipantColumns {
         // An open-model task's response time (from when it was due) leads, then its service
         // time, as in the summary.
         if let Some(arrival) = &record.arrival {
-            self.column(MetricKind::Latency, RESPONSE_TIME)
-                .push(arrival.response_time_ms);
-            self.column(MetricKind::Latency, SERVICE_TIME)
-                .push(arrival.service_time_ms);
+            self.push(
+                MetricKind::Latency,
+                RESPONSE_TIME,
+                arrival.response_time_ms,
+                None,
+            );
+            self.push(
+                MetricKind::Latency,
+                SERVICE_TIME,
+                arrival.service_time_ms,
+                None,
+            );
         }
-        self.column(MetricKind::Latency, "latencyMs")
-            .push(record.latency_ms);
+        let fine = record.duration_us.map(|us| us / 1000.0);
+        self.push(MetricKind::Latency, "latencyMs", record.latency_ms, fine);
         for (key, value) in record.data.iter().flatten() {
             self.measure(key, value);
         }
@@ -307,7 +320,8 @@ impl ParticipantColumns {
         for step in steps {
             if step.status == Status::Success {
                 if let Some(ms) = step.latency_ms.filter(|ms| ms.is_finite()) {
-                    self.column(MetricKind::Step, &step.name).push(ms);
+                    let fine = step.duration_us.map(|us| us / 1000.0);
+                    self.push(MetricKind::Step, &step.name, ms, fine);
                 }
             }
             for (key, value) in step.data.iter().flatten() {
@@ -322,7 +336,9 @@ impl ParticipantColumns {
         let mut samples = Vec::new();
         push_samples(value, &mut samples);
         if !samples.is_empty() {
-            self.column(MetricKind::Measure, name).extend(samples);
+            let column = self.column(MetricKind::Measure, name);
+            column.samples.extend(samples);
+            column.fine = None;
         }
     }
 
@@ -333,8 +349,26 @@ impl ParticipantColumns {
             .map_or(&[], |&i| &self.columns[i].samples)
     }
 
+    /// The samples of a duration metric at `durationUs` resolution, when every sample of
+    /// the participant's column had one.
+    pub(crate) fn fine_samples(&self, metric: &MetricId) -> Option<&[f64]> {
+        let column = &self.columns[*self.index.get(metric)?];
+        column.fine.as_deref().filter(|fine| !fine.is_empty())
+    }
+
+    /// Adds one duration in milliseconds and, when the record has it, the same from
+    /// `durationUs` (`fine`).
+    fn push(&mut self, kind: MetricKind, name: &str, ms: f64, fine: Option<f64>) {
+        let column = self.column(kind, name);
+        column.samples.push(ms);
+        match (&mut column.fine, fine) {
+            (Some(column), Some(fine)) => column.push(fine),
+            (kept, _) => *kept = None,
+        }
+    }
+
     /// The column of a metric, created empty when new.
-    fn column(&mut self, kind: MetricKind, name: &str) -> &mut Vec<f64> {
+    fn column(&mut self, kind: MetricKind, name: &str) -> &mut Column {
         let metric = MetricId {
             kind,
             name: name.to_owned(),
@@ -345,12 +379,13 @@ impl ParticipantColumns {
                 self.columns.push(Column {
                     metric: metric.clone(),
                     samples: Vec::new(),
+                    fine: Some(Vec::new()),
                 });
                 self.index.insert(metric, self.columns.len() - 1);
                 self.columns.len() - 1
             }
         };
-        &mut self.columns[index].samples
+        &mut self.columns[index]
     }
 }
 

@@ -199,8 +199,10 @@ mod tests {
         let mut batch = RecordBatch::new("run-1", &unit(), "w1");
         assert_eq!(batch.message_id(), None);
         for index in [2, 5] {
+            let mut record = TaskRecord::bare(index, Status::Success, 1.5);
+            record.duration_us = Some(1500.25 + f64::from(index));
             let finished = Finished {
-                record: TaskRecord::bare(index, Status::Success, 1.5),
+                record,
                 log: vec![format!("line {index}")],
                 worker: None,
             };
@@ -209,14 +211,16 @@ mod tests {
         assert_eq!(batch.unit, "a/2/3");
         assert_eq!(batch.message_id().as_deref(), Some("run-1/a/2"));
         let read = RecordBatch::from_bytes(&batch.to_bytes()).unwrap();
-        let tasks: Vec<(String, u32, Vec<String>, Option<String>)> = read
-            .into_finished()
-            .map(|(p, f)| (p, f.record.task_index, f.log, f.worker))
-            .collect();
+        let (participant, last) = read.into_finished().last().unwrap();
+        assert_eq!(participant, "a");
+        assert_eq!(last.record.task_index, 5);
         assert_eq!(
-            tasks[1],
-            ("a".into(), 5, vec!["line 5".into()], Some("w1".into()))
+            last.record.duration_us,
+            Some(1505.25),
+            "the duration travels"
         );
+        assert_eq!(last.log, ["line 5"]);
+        assert_eq!(last.worker.as_deref(), Some("w1"));
     }
 
     fn finished(index: u32, log_bytes: usize, data_bytes: usize) -> Finished {

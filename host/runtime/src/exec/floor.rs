@@ -8,6 +8,7 @@
 //! is not part of it.
 
 use super::outcome::{build_record, TaskEnd, Timing};
+use crate::clock::Moment;
 use crate::js;
 use crate::sandbox::context::TaskRecorder;
 use crate::sandbox::limits::{StopCode, TaskBounds};
@@ -15,7 +16,7 @@ use bench_contract::bench::task::context::Host;
 use bench_contract::bench::task::model::{StepOptions, TaskOutput};
 use serde::{Deserialize, Serialize};
 use std::hint::black_box;
-use std::time::{Duration, Instant, SystemTime};
+use std::time::{Duration, Instant};
 
 /// How many batches each figure takes the median of.
 const BATCHES: usize = 31;
@@ -141,15 +142,10 @@ fn empty_step() -> impl FnMut() {
 fn empty_task() -> impl FnMut() {
     let mut recorder = TaskRecorder::new(TaskBounds::default());
     move || {
-        let started_at = SystemTime::now();
-        let start = Instant::now();
+        let start = Moment::now();
         recorder.begin(0);
         let recorded = recorder.finish(StopCode::Abandoned, "");
-        let timing = Timing {
-            started_at,
-            completed_at: SystemTime::now(),
-            elapsed_ms: start.elapsed().as_millis() as f64,
-        };
+        let timing = Timing::ending_now(start);
         let output = TaskEnd::Output(TaskOutput {
             data: None,
             latency_ms: None,

@@ -1,13 +1,14 @@
 //! Building a task record from what the task recorded and how it ended (spec §2.6,
 //! runner-built variant).
 
+use crate::clock::{whole_ms_between, Moment};
 use crate::js;
-use crate::record::{Data, Status, StepRecord, TaskRecord};
+use crate::record::{micros, Data, Status, StepRecord, TaskRecord};
 use crate::sandbox::context::RecordedTask;
 use crate::sandbox::limits::StopCode;
 use bench_contract::bench::task::model::{self, TaskError, TaskOutput};
 use serde_json::Value;
-use std::time::SystemTime;
+use std::time::{Duration, SystemTime};
 
 /// How a task ended.
 #[derive(Debug)]
@@ -25,15 +26,28 @@ pub(crate) enum TaskEnd {
     },
 }
 
-/// Timing of one task, from the host clocks.
+/// Timing of one task, from one clock read at its start and one at its end
+/// ([`crate::clock::Moment`]).
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Timing {
     /// Wall-clock start.
     pub started_at: SystemTime,
     /// Wall-clock end.
     pub completed_at: SystemTime,
-    /// Monotonic duration in milliseconds.
-    pub elapsed_ms: f64,
+    /// Monotonic duration from start to end.
+    pub elapsed: Duration,
+}
+
+impl Timing {
+    /// The timing of a task that started at `start` and ends now.
+    pub(crate) fn ending_now(start: Moment) -> Self {
+        let end = Moment::now();
+        Self {
+            started_at: start.wall,
+            completed_at: end.wall,
+            elapsed: end.at - start.at,
+        }
+    }
 }
 
 /// Builds the record of one task.
@@ -50,12 +64,14 @@ pub(crate) fn build_record(
         ..
     } = recorded;
     let mut data = measures.clone();
-    let mut latency_ms = timing.elapsed_ms;
+    let mut latency_ms = whole_ms_between(timing.started_at, timing.completed_at);
+    let mut duration_us = Some(micros(timing.elapsed));
     let (status, error_code) = match ending {
         TaskEnd::Output(output) => {
             merge_json_object(&mut data, output.data.as_deref());
             if let Some(ms) = output.latency_ms.filter(|ms| ms.is_finite()) {
                 latency_ms = ms;
+                duration_us = None;
             }
             steps.extend(output.steps.into_iter().map(step_from_wit));
             (Status::Success, None)
@@ -89,6 +105,7 @@ pub(crate) fn build_record(
             started_at: Some(started_at.clone()),
             completed_at: Some(completed_at.clone()),
             latency_ms: Some(latency_ms),
+            duration_us,
             concurrency: None,
             timeout_ms: None,
             data: (!measures.is_empty()).then_some(measures),
@@ -108,6 +125,7 @@ pub(crate) fn build_record(
         data: (!data.is_empty()).then_some(data),
         completed_at,
         latency_ms,
+        duration_us,
         steps,
         arrival: None,
     }
@@ -140,6 +158,7 @@ fn step_from_wit(step: model::StepRecord) -> StepRecord {
         started_at: step.started_at,
         completed_at: step.completed_at,
         latency_ms: step.latency_ms,
+        duration_us: None,
         concurrency: None,
         timeout_ms: None,
         data,
@@ -155,9 +174,10 @@ mod tests {
 
     fn timing() -> Timing {
         Timing {
-            started_at: SystemTime::UNIX_EPOCH,
-            completed_at: SystemTime::UNIX_EPOCH,
-            elapsed_ms: 7.0,
+            // 1.9 ms → 8.912345 ms: 7 whole milliseconds apart, as upstream counts.
+            started_at: SystemTime::UNIX_EPOCH + Duration::from_micros(1_900),
+            completed_at: SystemTime::UNIX_EPOCH + Duration::from_nanos(8_912_345),
+            elapsed: Duration::from_nanos(7_012_345),
         }
     }
 
@@ -187,7 +207,12 @@ mod tests {
             json!({"bytes": 10, "i": 0, "phase": "cold"})
         );
         assert_eq!(record.latency_ms, 11.0);
+        assert_eq!(record.duration_us, None, "the task timed itself");
         let implicit = &record.steps[0];
+        assert_eq!(
+            (implicit.latency_ms, implicit.duration_us),
+            (Some(11.0), None)
+        );
         assert!(implicit.implicit);
         assert_eq!(implicit.error_code, Some(None));
         assert_eq!(
@@ -215,6 +240,8 @@ mod tests {
         assert_eq!(record.error_code.as_deref(), Some("probe_failed"));
         assert_eq!(Value::Object(record.data.unwrap()), json!({"mode": "cold"}));
         assert_eq!(record.latency_ms, 7.0);
+        assert_eq!(record.duration_us, Some(7012.345));
+        assert_eq!(record.steps[0].duration_us, Some(7012.345));
     }
 
     #[test]

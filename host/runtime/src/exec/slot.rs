@@ -5,6 +5,7 @@
 use super::outcome::{build_record, TaskEnd, Timing};
 use super::runner::{SlotFactory, TaskRunner};
 use super::stop::RunStop;
+use crate::clock::{self, Moment};
 use crate::component::{trap_summary, TaskComponent};
 use crate::events::Finished;
 use crate::js;
@@ -14,7 +15,7 @@ use crate::sandbox::{self, Capabilities, SandboxState};
 use bench_contract::bench::task::model::TaskInput;
 use bench_contract::Task;
 use std::sync::Arc;
-use std::time::{Duration, Instant, SystemTime};
+use std::time::Duration;
 use tokio::sync::watch;
 use wasmtime::Store;
 
@@ -69,15 +70,14 @@ impl SlotFactory for SlotConfig {
 
 impl TaskRunner for SandboxSlot {
     async fn run(&mut self, index: u32, phase: Option<&str>) -> Finished {
-        let started_at = SystemTime::now();
-        let start = Instant::now();
+        let start = Moment::now();
         let mut live = match self.live.take() {
             Some(live) => live,
             None => match instantiate(&self.config).await {
                 Ok(live) => live,
                 Err(message) => {
                     let ending = stopped(StopCode::InstantiationFailed, message);
-                    let timing = timing(started_at, start);
+                    let timing = Timing::ending_now(start);
                     let record =
                         build_record(index, phase, timing, RecordedTask::default(), ending);
                     return Finished {
@@ -97,7 +97,7 @@ impl TaskRunner for SandboxSlot {
         };
         let task_timeout = self.config.capabilities.limits.task_timeout;
         let end = call_with_deadlines(&mut live, &input, task_timeout, &self.config.stop).await;
-        let timing = timing(started_at, start);
+        let timing = Timing::ending_now(start);
         let (ending, reusable) = match end {
             CallEnd::Returned(Ok(Ok(output))) => (TaskEnd::Output(output), true),
             CallEnd::Returned(Ok(Err(error))) => (TaskEnd::Failed(error), true),
@@ -130,7 +130,7 @@ impl TaskRunner for SandboxSlot {
         };
         let mut log = state.recorder.take_log();
         for destination in state.http_hooks.take_denied() {
-            let stamp = js::iso_timestamp(SystemTime::now());
+            let stamp = js::iso_timestamp(clock::wall_now());
             log.push(format!(
                 "{stamp} [task {index}] [warn] denied request to {destination}"
             ));
@@ -320,7 +320,7 @@ fn collect_stdio(
         if lines.is_empty() && dropped == 0 {
             continue;
         }
-        let stamp = js::iso_timestamp(SystemTime::now());
+        let stamp = js::iso_timestamp(clock::wall_now());
         log.extend(
             lines
                 .into_iter()
@@ -331,14 +331,6 @@ fn collect_stdio(
                 "{stamp} [task {task_index}] [{name}] ... ({dropped} bytes dropped)"
             ));
         }
-    }
-}
-
-fn timing(started_at: SystemTime, start: Instant) -> Timing {
-    Timing {
-        started_at,
-        completed_at: SystemTime::now(),
-        elapsed_ms: start.elapsed().as_millis() as f64,
     }
 }
 
@@ -357,6 +349,7 @@ mod tests {
             started_at: None,
             completed_at: None,
             latency_ms: None,
+            duration_us: None,
             concurrency: None,
             timeout_ms: None,
             data: Some(measures.clone()),

@@ -148,10 +148,11 @@ impl TaskRunner for FakeRunner {
                 steps: Vec::new(),
             })
         };
+        let elapsed = ended - started;
         let timing = Timing {
             started_at: SystemTime::UNIX_EPOCH,
-            completed_at: SystemTime::UNIX_EPOCH,
-            elapsed_ms: (ended - started).as_millis() as f64,
+            completed_at: SystemTime::UNIX_EPOCH + elapsed,
+            elapsed,
         };
         let record = build_record(index, phase, timing, RecordedTask::default(), ending);
         Finished {

@@ -11,7 +11,7 @@ use super::step_summary;
 use super::summary::Summary;
 use super::table::SummaryTable;
 use super::tally::RunTally;
-use super::timing::{sample_warnings, timing_lines};
+use super::timing::timing_report;
 use crate::plan::RunManifest;
 use anyhow::{Context as _, Result};
 use std::path::Path;
@@ -36,18 +36,17 @@ pub struct RunResults<'a> {
 /// A scoring spec whose weights do not sum to 1 is an error, as upstream's
 /// `ScoringSpecError` fails the run (the records are on disk by then).
 pub fn finish(console: &mut Console, results: RunResults<'_>) -> Result<ExitCode> {
-    let timing = timing_lines(results.manifest, &results.tally);
-    let warnings = sample_warnings(results.manifest, &results.tally);
+    let timing = timing_report(results.manifest, &results.tally);
     let summary = Summary::new(results.manifest, results.tally)?;
     console.line("");
     console.line(&SummaryTable::of(&summary).render(console.colors()));
-    for line in timing {
-        console.line(&line);
+    for line in &timing.lines {
+        console.line(line);
     }
     for line in summary.load.iter().flat_map(LoadSummary::lines) {
         console.line(&line);
     }
-    for warning in &warnings {
+    for warning in &timing.warnings {
         console.warning(warning);
     }
     if let Some(floor) = &results.manifest.instrument_floor {

@@ -463,6 +463,7 @@ mod tests {
                 data: None,
                 completed_at: String::new(),
                 latency_ms: 0.0,
+                duration_us: None,
                 steps: Vec::new(),
                 arrival: None,
             },

@@ -184,6 +184,7 @@ mod tests {
             data: data.as_object().cloned(),
             completed_at: String::new(),
             latency_ms: 5.0,
+            duration_us: None,
             steps: vec![],
             arrival: None,
         }

@@ -8,7 +8,7 @@ use super::console::escape;
 use super::tally::RunTally;
 use crate::plan::RunManifest;
 use crate::record::TaskRecord;
-use crate::scoring::{compute_stats, percentile};
+use crate::scoring::{compute_stats, percentile, Stats};
 use chrono::DateTime;
 
 /// Tukey's far-out fence: a sample beyond this many interquartile ranges outside the
@@ -21,32 +21,44 @@ const SLOW_START_FACTOR: f64 = 2.0;
 /// The fewest samples the warnings look at.
 const WARNING_MIN_SAMPLES: usize = 20;
 
-/// The timing lines of a run (none for a run without tasks).
-pub(crate) fn timing_lines(manifest: &RunManifest, tally: &RunTally) -> Vec<String> {
+/// The timing lines under the summary table and the warnings the samples call for.
+#[derive(Debug, Default, PartialEq)]
+pub(crate) struct TimingReport {
+    /// The elapsed-time line and one latency line per participant.
+    pub lines: Vec<String>,
+    /// Many far outliers (Tukey's fences at 3 × IQR), or first tasks much slower than the
+    /// rest (a cold start a warm-up would leave out).
+    pub warnings: Vec<String>,
+}
+
+/// The timing lines and warnings of a run (none for a run without tasks). Each
+/// participant's latency column is sorted once, for its line and its warnings alike.
+pub(crate) fn timing_report(manifest: &RunManifest, tally: &RunTally) -> TimingReport {
+    let mut report = TimingReport::default();
     let tasks = tally.task_counts().total;
     if tasks == 0 {
-        return Vec::new();
+        return report;
     }
-    let mut lines = Vec::new();
     if let Some(seconds) = elapsed_seconds(manifest) {
         let rate = if seconds > 0.0 {
             format!(" ({:.1} tasks/s)", tasks as f64 / seconds)
         } else {
             String::new()
         };
-        lines.push(format!(
+        report.lines.push(format!(
             "Elapsed: {} for {tasks} tasks{rate}",
             duration(seconds * 1000.0)
         ));
     }
     let what = latency_name(manifest);
     for (participant, latency) in tally.latencies() {
-        let Some(stats) = latency.spread() else {
+        let Some(sorted) = latency.sorted() else {
             continue;
         };
-        lines.push(format!(
-            "  {}: {what} {} \u{b1} {} (min {}, median {}, p95 {}, p99 {}, max {}, {} successful tasks)",
-            escape(participant),
+        let participant = escape(participant);
+        let stats = sorted.spread();
+        report.lines.push(format!(
+            "  {participant}: {what} {} \u{b1} {} (min {}, median {}, p95 {}, p99 {}, max {}, {} successful tasks)",
             duration(stats.mean),
             duration(stats.deviation),
             duration(stats.min),
@@ -56,31 +68,19 @@ pub(crate) fn timing_lines(manifest: &RunManifest, tally: &RunTally) -> Vec<Stri
             duration(stats.max),
             latency.samples.len()
         ));
-    }
-    lines
-}
-
-/// Warnings about what the latencies of successful tasks show: many far outliers (Tukey's
-/// fences at 3 × IQR), or first tasks much slower than the rest (a cold start a warm-up
-/// would leave out).
-pub(crate) fn sample_warnings(manifest: &RunManifest, tally: &RunTally) -> Vec<String> {
-    let what = latency_name(manifest);
-    let mut warnings = Vec::new();
-    for (participant, latency) in tally.latencies() {
-        let participant = escape(participant);
-        if let Some(outliers) = latency.far_outliers() {
-            warnings.push(format!(
+        if let Some(outliers) = sorted.far_outliers() {
+            report.warnings.push(format!(
                 "Warning: {participant}: {outliers} of {} {what} samples are far outliers (beyond 3 \u{d7} the interquartile range): other work on the machine may have interfered; run again on a quieter machine",
                 latency.samples.len()
             ));
         }
         if let Some((first, factor)) = latency.slow_start() {
-            warnings.push(format!(
+            report.warnings.push(format!(
                 "Warning: {participant}: the first {first} tasks took {factor:.1}\u{d7} the median {what} of the rest (a cold start?): --warmup {first} runs such tasks first and leaves them out of the summary"
             ));
         }
     }
-    warnings
+    report
 }
 
 /// `response time` in an open-model run (what its summary leads with), else `latency`.
@@ -92,8 +92,8 @@ fn latency_name(manifest: &RunManifest) -> &'static str {
     }
 }
 
-/// One participant's latencies of successful tasks, in the order the tasks finished: one
-/// `f64` column (8 bytes a task), so the percentiles are exact.
+/// One participant's latencies of successful tasks, in milliseconds, in the order the
+/// tasks finished: one `f64` column (8 bytes a task), so the percentiles are exact.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct LatencySamples {
     samples: Vec<f64>,
@@ -101,61 +101,30 @@ pub(crate) struct LatencySamples {
 
 impl LatencySamples {
     /// Takes a finished task's latency when it succeeded: its response time when it ran on
-    /// an arrival schedule.
+    /// an arrival schedule, else its `durationUs` when the record has one (a fast task
+    /// shows microseconds), else its whole-millisecond `latencyMs`.
     pub(crate) fn add(&mut self, record: &TaskRecord) {
-        let ms = record
-            .arrival
-            .as_ref()
-            .map_or(record.latency_ms, |arrival| arrival.response_time_ms);
+        let ms = record.arrival.as_ref().map_or_else(
+            || record.fine_latency_ms(),
+            |arrival| arrival.response_time_ms,
+        );
         if record.is_success() && ms.is_finite() {
             self.samples.push(ms);
         }
     }
 
-    /// Mean, sample standard deviation and order statistics; `None` without samples.
-    fn spread(&self) -> Option<Spread> {
-        let count = self.samples.len();
-        if count == 0 {
+    /// The samples sorted (once); `None` without samples.
+    fn sorted(&self) -> Option<SortedLatencies<'_>> {
+        if self.samples.is_empty() {
             return None;
         }
-        let mean = self.samples.iter().sum::<f64>() / count as f64;
-        let deviation = if count > 1 {
-            let squares: f64 = self.samples.iter().map(|ms| (ms - mean).powi(2)).sum();
-            (squares / (count - 1) as f64).sqrt()
-        } else {
-            0.0
-        };
         let mut sorted = self.samples.clone();
         let stats = compute_stats(&mut sorted, 0.0);
-        Some(Spread {
-            mean,
-            deviation,
-            min: sorted[0],
-            median: stats.median,
-            p95: stats.p95,
-            p99: stats.p99,
-            max: sorted[count - 1],
+        Some(SortedLatencies {
+            samples: &self.samples,
+            sorted,
+            stats,
         })
-    }
-
-    /// How many samples lie beyond Tukey's far-out fences, when they are at least
-    /// [`OUTLIER_SHARE`] of enough samples; `None` otherwise, and when the quartiles are
-    /// equal (whole-millisecond latencies of a fast task).
-    fn far_outliers(&self) -> Option<usize> {
-        if self.samples.len() < WARNING_MIN_SAMPLES {
-            return None;
-        }
-        let mut sorted = self.samples.clone();
-        sorted.sort_by(f64::total_cmp);
-        let (q1, q3) = (percentile(&sorted, 25.0), percentile(&sorted, 75.0));
-        let iqr = q3 - q1;
-        if iqr <= 0.0 {
-            return None;
-        }
-        let (low, high) = (q1 - FAR_OUT_FENCE * iqr, q3 + FAR_OUT_FENCE * iqr);
-        let outliers = sorted.iter().filter(|&&ms| ms < low || ms > high).count();
-        (outliers >= 2 && outliers as f64 >= OUTLIER_SHARE * sorted.len() as f64)
-            .then_some(outliers)
     }
 
     /// The first tenth of the tasks (1 to 10 of them) and how many times the rest's median
@@ -172,6 +141,55 @@ impl LatencySamples {
         let rest = compute_stats(&mut rest, 0.0).median;
         let factor = head / rest;
         (rest > 0.0 && factor >= SLOW_START_FACTOR).then_some((first, factor))
+    }
+}
+
+/// A participant's latencies in finishing order and sorted, with their order statistics.
+struct SortedLatencies<'a> {
+    samples: &'a [f64],
+    sorted: Vec<f64>,
+    stats: Stats,
+}
+
+impl SortedLatencies<'_> {
+    /// Mean, sample standard deviation and order statistics.
+    fn spread(&self) -> Spread {
+        let count = self.samples.len();
+        let mean = self.samples.iter().sum::<f64>() / count as f64;
+        let deviation = if count > 1 {
+            let squares: f64 = self.samples.iter().map(|ms| (ms - mean).powi(2)).sum();
+            (squares / (count - 1) as f64).sqrt()
+        } else {
+            0.0
+        };
+        Spread {
+            mean,
+            deviation,
+            min: self.sorted[0],
+            median: self.stats.median,
+            p95: self.stats.p95,
+            p99: self.stats.p99,
+            max: self.sorted[count - 1],
+        }
+    }
+
+    /// How many samples lie beyond Tukey's far-out fences, when they are at least
+    /// [`OUTLIER_SHARE`] of enough samples; `None` otherwise, and when the quartiles are
+    /// equal (whole-millisecond latencies of a fast task in an older record).
+    fn far_outliers(&self) -> Option<usize> {
+        let sorted = &self.sorted;
+        if sorted.len() < WARNING_MIN_SAMPLES {
+            return None;
+        }
+        let (q1, q3) = (percentile(sorted, 25.0), percentile(sorted, 75.0));
+        let iqr = q3 - q1;
+        if iqr <= 0.0 {
+            return None;
+        }
+        let (low, high) = (q1 - FAR_OUT_FENCE * iqr, q3 + FAR_OUT_FENCE * iqr);
+        let outliers = sorted.iter().filter(|&&ms| ms < low || ms > high).count();
+        (outliers >= 2 && outliers as f64 >= OUTLIER_SHARE * sorted.len() as f64)
+            .then_some(outliers)
     }
 }
 
@@ -194,11 +212,12 @@ fn elapsed_seconds(manifest: &RunManifest) -> Option<f64> {
     Some((end - start).num_milliseconds().max(0) as f64 / 1000.0)
 }
 
-/// Milliseconds in a unit that fits: `0.85 ms`, `12.3 ms`, `1.23 s`, `2 m 05 s`. Records
-/// time tasks in whole milliseconds (upstream's `latencyMs`), so nothing finer than a
-/// millisecond is shown: a mean below it keeps its fraction of a millisecond.
+/// Milliseconds in a unit that fits: `850 µs`, `12.3 ms`, `1.23 s`, `2 m 05 s` (`durationUs`
+/// times tasks to the nanosecond; older records' whole milliseconds show as such).
 fn duration(ms: f64) -> String {
-    if ms < 1000.0 {
+    if ms < 1.0 {
+        format!("{} \u{b5}s", three_digits(ms * 1000.0))
+    } else if ms < 1000.0 {
         format!("{} ms", three_digits(ms))
     } else if ms < 60_000.0 {
         format!("{} s", three_digits(ms / 1000.0))
@@ -238,8 +257,9 @@ mod tests {
 
     #[test]
     fn durations_take_a_unit_that_fits() {
-        assert_eq!(duration(0.25), "0.25 ms");
-        assert_eq!(duration(0.0), "0 ms");
+        assert_eq!(duration(0.25), "250 \u{b5}s");
+        assert_eq!(duration(0.001234), "1.23 \u{b5}s");
+        assert_eq!(duration(0.0), "0 \u{b5}s");
         assert_eq!(duration(1.0), "1 ms");
         assert_eq!(duration(12.34), "12.3 ms");
         assert_eq!(duration(123.4), "123 ms");
@@ -255,9 +275,10 @@ mod tests {
 
     #[test]
     fn the_spread_is_the_mean_sample_deviation_and_order_statistics() {
-        let spread = samples(&[2.0, 4.0, 4.0, 4.0, 5.0, 5.0, 7.0, 9.0])
-            .spread()
-            .unwrap();
+        let spread = samples(&[9.0, 4.0, 4.0, 2.0, 5.0, 5.0, 7.0, 4.0])
+            .sorted()
+            .unwrap()
+            .spread();
         assert_eq!(
             (spread.mean, spread.min, spread.median, spread.max),
             (5.0, 2.0, 4.5, 9.0)
@@ -265,31 +286,31 @@ mod tests {
         assert_eq!((spread.p95, spread.p99), (9.0, 9.0));
         assert!((spread.deviation - 2.138).abs() < 0.001);
         let hundred: Vec<f64> = (1..=100).map(f64::from).collect();
-        let spread = samples(&hundred).spread().unwrap();
+        let spread = samples(&hundred).sorted().unwrap().spread();
         assert_eq!((spread.median, spread.p95, spread.p99), (50.5, 95.0, 99.0));
-        assert_eq!(samples(&[3.0]).spread().unwrap().deviation, 0.0);
-        assert_eq!(LatencySamples::default().spread(), None);
+        assert_eq!(samples(&[3.0]).sorted().unwrap().spread().deviation, 0.0);
+        assert!(LatencySamples::default().sorted().is_none());
+    }
+
+    fn outliers(values: &[f64]) -> Option<usize> {
+        samples(values).sorted().unwrap().far_outliers()
     }
 
     #[test]
     fn far_outliers_warn_only_when_they_are_many() {
         let steady: Vec<f64> = (0..100).map(|i| 10.0 + f64::from(i % 5)).collect();
-        assert_eq!(samples(&steady).far_outliers(), None);
+        assert_eq!(outliers(&steady), None);
         let mut spiky = steady.clone();
         spiky[40] = 500.0;
-        assert_eq!(
-            samples(&spiky).far_outliers(),
-            None,
-            "one spike is no pattern"
-        );
+        assert_eq!(outliers(&spiky), None, "one spike is no pattern");
         spiky[70] = 400.0;
-        assert_eq!(samples(&spiky).far_outliers(), Some(2));
+        assert_eq!(outliers(&spiky), Some(2));
         // Whole-millisecond latencies of a fast task: equal quartiles say nothing.
         let mut flat = vec![0.0; 100];
         flat[3] = 1.0;
         flat[9] = 1.0;
-        assert_eq!(samples(&flat).far_outliers(), None);
-        assert_eq!(samples(&spiky[..19]).far_outliers(), None);
+        assert_eq!(outliers(&flat), None);
+        assert_eq!(outliers(&spiky[..19]), None);
     }
 
     #[test]
@@ -304,6 +325,12 @@ mod tests {
         assert_eq!(samples(&vec![0.0; 50]).slow_start(), None);
     }
 
+    fn fast(duration_us: f64) -> TaskRecord {
+        let mut record = record(0.0, Status::Success);
+        record.duration_us = Some(duration_us);
+        record
+    }
+
     #[test]
     fn a_run_shows_its_elapsed_time_throughput_and_each_participant_s_latency() {
         let manifest = test_manifest(json!({
@@ -311,16 +338,43 @@ mod tests {
             "completedAt": "2026-01-01T00:00:02.000Z",
         }));
         let mut tally = RunTally::new(&manifest);
-        assert!(timing_lines(&manifest, &tally).is_empty());
+        assert_eq!(timing_report(&manifest, &tally), TimingReport::default());
         tally.add("alpha", &record(10.0, Status::Success));
         tally.add("alpha", &record(14.0, Status::Success));
         tally.add("alpha", &record(900.0, Status::Error));
         tally.add("beta", &record(5.0, Status::Error));
+        tally.add("gamma", &fast(350.0));
+        tally.add("gamma", &fast(250.0));
+        let report = timing_report(&manifest, &tally);
         assert_eq!(
-            timing_lines(&manifest, &tally),
+            report.lines,
             [
-                "Elapsed: 2 s for 4 tasks (2.0 tasks/s)",
+                "Elapsed: 2 s for 6 tasks (3.0 tasks/s)",
                 "  alpha: latency 12 ms \u{b1} 2.83 ms (min 10 ms, median 12 ms, p95 14 ms, p99 14 ms, max 14 ms, 2 successful tasks)",
+                "  gamma: latency 300 \u{b5}s \u{b1} 70.7 \u{b5}s (min 250 \u{b5}s, median 300 \u{b5}s, p95 350 \u{b5}s, p99 350 \u{b5}s, max 350 \u{b5}s, 2 successful tasks)",
+            ]
+        );
+        assert!(report.warnings.is_empty(), "{:?}", report.warnings);
+    }
+
+    #[test]
+    fn the_warnings_see_the_microseconds_of_fast_tasks() {
+        let manifest = test_manifest(json!({"startedAt": "2026-01-01T00:00:00.000Z"}));
+        let mut tally = RunTally::new(&manifest);
+        for i in 0..100 {
+            let us = match i {
+                0..=4 => 90.0,
+                40 | 70 => 400.0,
+                _ => 10.0 + f64::from(i % 5),
+            };
+            tally.add("fast", &fast(us));
+        }
+        let report = timing_report(&manifest, &tally);
+        assert_eq!(
+            report.warnings,
+            [
+                "Warning: fast: 7 of 100 latency samples are far outliers (beyond 3 \u{d7} the interquartile range): other work on the machine may have interfered; run again on a quieter machine",
+                "Warning: fast: the first 10 tasks took 4.3\u{d7} the median latency of the rest (a cold start?): --warmup 10 runs such tasks first and leaves them out of the summary",
             ]
         );
     }

@@ -4,13 +4,14 @@
 //! lines in the canonical participant-log format (spec §8.1), within the task's
 //! [`TaskBounds`]: a task that crosses one is ended by a trap carrying [`BoundExceeded`].
 
+use crate::clock::{self, whole_ms_between, Moment};
 use crate::js;
-use crate::record::{Data, Status, StepRecord};
+use crate::record::{micros, Data, Status, StepRecord};
 use crate::sandbox::limits::{StopCode, TaskBounds, MAX_TASK_LOG_LINES};
 use bench_contract::bench::task::context::Host;
 use bench_contract::bench::task::model::{self, Level, StepOptions, StepOutcome};
 use serde_json::Value;
-use std::time::{Instant, SystemTime};
+use std::time::Instant;
 use tokio::sync::watch;
 
 /// The earliest deadline among the open steps that have a timeout.
@@ -38,8 +39,7 @@ impl StepDeadline {
 struct OpenStep {
     id: u32,
     name: String,
-    started_at: SystemTime,
-    start: Instant,
+    start: Moment,
     options: StepOptions,
     data: Option<Data>,
     previous_active: Option<u32>,
@@ -217,7 +217,8 @@ impl TaskRecorder {
         error_message: Option<&str>,
         outcome: Option<&StepOutcome>,
     ) {
-        let completed_at = SystemTime::now();
+        let end = Moment::now();
+        let elapsed = end.at - step.start.at;
         self.active = step.previous_active;
         self.log_line(&step.name);
         if let Some(outcome) = outcome.filter(|_| step.options.capture_output != Some(false)) {
@@ -229,9 +230,10 @@ impl TaskRecorder {
         self.finished.push(StepRecord {
             name: step.name,
             status,
-            started_at: Some(js::iso_timestamp(step.started_at)),
-            completed_at: Some(js::iso_timestamp(completed_at)),
-            latency_ms: Some(step.start.elapsed().as_millis() as f64),
+            started_at: Some(js::iso_timestamp(step.start.wall)),
+            completed_at: Some(js::iso_timestamp(end.wall)),
+            latency_ms: Some(whole_ms_between(step.start.wall, end.wall)),
+            duration_us: Some(micros(elapsed)),
             concurrency: step.options.concurrency,
             timeout_ms: step.options.timeout_ms.map(f64::from),
             data: step.data,
@@ -272,7 +274,7 @@ impl TaskRecorder {
             .filter_map(|step| {
                 let ms = step.options.timeout_ms?;
                 Some(StepDeadline {
-                    at: step.start + std::time::Duration::from_millis(ms.into()),
+                    at: step.start.at + std::time::Duration::from_millis(ms.into()),
                     step: step.name.clone(),
                     timeout_ms: ms,
                 })
@@ -302,8 +304,7 @@ impl Host for TaskRecorder {
         self.open.push(OpenStep {
             id,
             name: bounded_name(name, self.bounds.max_step_name_bytes),
-            started_at: SystemTime::now(),
-            start: Instant::now(),
+            start: Moment::now(),
             options,
             data: None,
             previous_active: self.active,
@@ -438,7 +439,7 @@ fn to_json(value: model::Value) -> Value {
 }
 
 fn now_iso() -> String {
-    js::iso_timestamp(SystemTime::now())
+    js::iso_timestamp(clock::wall_now())
 }
 
 #[cfg(test)]

@@ -37,6 +37,7 @@ pub(super) fn record(status: Status, data: Value) -> TaskRecord {
         data: data.as_object().cloned(),
         completed_at: String::new(),
         latency_ms: 0.0,
+        duration_us: None,
         steps: Vec::new(),
         arrival: None,
     }

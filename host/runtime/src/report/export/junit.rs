@@ -219,6 +219,7 @@ mod tests {
             data: data.as_object().cloned(),
             completed_at: "b".into(),
             latency_ms: 1500.0,
+            duration_us: None,
             steps: vec![],
             arrival: None,
         };
@@ -274,6 +275,7 @@ mod tests {
             data: None,
             completed_at: "b".into(),
             latency_ms: 250.0,
+            duration_us: None,
             steps: vec![],
             arrival: None,
         };

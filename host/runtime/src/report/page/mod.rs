@@ -144,6 +144,12 @@ pub struct RunPage {
     names_left_out: u64,
     timeline: EvenSample<TimelineTask>,
     failures: Failures,
+    /// Whether a successful record had no `durationUs` (an older record, a latency the task
+    /// gave itself): then every latency shown is `latencyMs`.
+    coarse_latency: bool,
+    /// Whether a step with a latency had no `durationUs`: then every step mean is of
+    /// `latencyMs`.
+    coarse_steps: bool,
 }
 
 #[derive(Debug)]
@@ -151,10 +157,22 @@ struct ParticipantContent {
     name: String,
     tasks: u64,
     succeeded: u64,
-    /// One sample per entry of `metric_names` (latency first).
+    /// One sample per entry of `metric_names` (latency first, from `latencyMs`).
     distributions: Vec<EvenSample<f64>>,
+    /// The latency sample from `durationUs`, in milliseconds (the same tasks).
+    fine_latency: EvenSample<f64>,
     /// Per entry of `step_names`: how many steps with a latency, and their sum.
-    steps: Vec<(u64, f64)>,
+    steps: Vec<StepTotals>,
+}
+
+/// How many steps of one name had a latency, and their sums.
+#[derive(Debug, Clone, Copy, Default)]
+struct StepTotals {
+    count: u64,
+    /// Of `latencyMs`.
+    sum: f64,
+    /// Of `durationUs`, in milliseconds.
+    fine_sum: f64,
 }
 
 #[derive(Debug, Clone)]
@@ -196,6 +214,8 @@ impl RunPage {
             names_left_out: 0,
             timeline: EvenSample::new(MAX_TIMELINE_TASKS),
             failures: Failures::default(),
+            coarse_latency: false,
+            coarse_steps: false,
         }
     }
 
@@ -214,6 +234,8 @@ impl RunPage {
         if ok {
             content.succeeded += 1;
             content.distributions[0].offer(record.latency_ms);
+            content.fine_latency.offer(record.fine_latency_ms());
+            self.coarse_latency |= record.duration_us.is_none();
             for (key, value) in record.data.iter().flatten() {
                 let numbers = numbers(value);
                 if numbers.is_empty() {
@@ -229,10 +251,12 @@ impl RunPage {
                 let Some(latency) = step.latency_ms.filter(|ms| ms.is_finite()) else {
                     continue;
                 };
+                self.coarse_steps |= step.duration_us.is_none();
                 if let Some(step_index) = self.step(&step.name) {
-                    let (count, sum) = &mut self.participants[index].steps[step_index];
-                    *count += 1;
-                    *sum += latency;
+                    let totals = &mut self.participants[index].steps[step_index];
+                    totals.count += 1;
+                    totals.sum += latency;
+                    totals.fine_sum += step.fine_latency_ms().unwrap_or(latency);
                 }
             }
         } else {
@@ -260,12 +284,19 @@ impl RunPage {
     /// metrics samples (`metrics.jsonl` lines, see [`system_metrics`]) and the participant
     /// logs, with what the records gave.
     pub fn finish(
-        self,
+        mut self,
         header: &RunHeader,
         summary: &Value,
         system: Option<Value>,
         logs: &[LogTail],
     ) -> Value {
+        if !self.coarse_latency {
+            for participant in &mut self.participants {
+                let fine = EvenSample::new(MAX_DISTRIBUTION_SAMPLES);
+                participant.distributions[0] =
+                    std::mem::replace(&mut participant.fine_latency, fine);
+            }
+        }
         let names: Vec<&str> = self.participants.iter().map(|p| p.name.as_str()).collect();
         let distributions: Vec<Value> = self
             .metric_names
@@ -292,15 +323,20 @@ impl RunPage {
                 let means: Vec<Value> = p
                     .steps
                     .iter()
-                    .map(|&(count, sum)| {
-                        if count == 0 {
+                    .map(|totals| {
+                        let sum = if self.coarse_steps {
+                            totals.sum
+                        } else {
+                            totals.fine_sum
+                        };
+                        if totals.count == 0 {
                             Value::Null
                         } else {
-                            json!(round3(sum / count as f64))
+                            json!(round3(sum / totals.count as f64))
                         }
                     })
                     .collect();
-                let counts: Vec<u64> = p.steps.iter().map(|&(count, _)| count).collect();
+                let counts: Vec<u64> = p.steps.iter().map(|totals| totals.count).collect();
                 json!({"participant": p.name, "meanMs": means, "counts": counts})
             })
             .collect();
@@ -334,7 +370,8 @@ impl RunPage {
             distributions: (0..self.metric_names.len())
                 .map(|_| EvenSample::new(MAX_DISTRIBUTION_SAMPLES))
                 .collect(),
-            steps: vec![(0, 0.0); self.step_names.len()],
+            fine_latency: EvenSample::new(MAX_DISTRIBUTION_SAMPLES),
+            steps: vec![StepTotals::default(); self.step_names.len()],
         });
         self.index_by_name
             .insert(name.to_owned(), self.participants.len() - 1);
@@ -369,7 +406,7 @@ impl RunPage {
         }
         self.step_names.push(clip(name));
         for participant in &mut self.participants {
-            participant.steps.push((0, 0.0));
+            participant.steps.push(StepTotals::default());
         }
         Some(self.step_names.len() - 1)
     }
@@ -586,12 +623,14 @@ mod tests {
             data: data.as_object().cloned(),
             completed_at: end.into(),
             latency_ms: 10.0 * f64::from(index + 1),
+            duration_us: None,
             steps: vec![StepRecord {
                 name: "upload".into(),
                 status: Status::Success,
                 started_at: None,
                 completed_at: None,
                 latency_ms: Some(f64::from(index)),
+                duration_us: None,
                 concurrency: None,
                 timeout_ms: None,
                 data: None,
@@ -663,6 +702,39 @@ mod tests {
             data["timeline"]["tasks"][3],
             json!([0, 0, 3, 5000.0, 6000.0, false])
         );
+    }
+
+    fn timed(index: u32, duration_us: Option<f64>, step_us: Option<f64>) -> TaskRecord {
+        let mut record = record(index, Status::Success, json!({}), "", "");
+        record.latency_ms = 0.0;
+        record.duration_us = duration_us;
+        record.steps[0].latency_ms = Some(0.0);
+        record.steps[0].duration_us = step_us;
+        record
+    }
+
+    #[test]
+    fn latencies_show_microseconds_when_every_record_has_them() {
+        let mut page = RunPage::new();
+        page.add("a", &timed(0, Some(120.0), Some(40.0)));
+        page.add("b", &timed(1, Some(250.0), Some(60.0)));
+        let data = page.finish(&RunHeader::default(), &Value::Null, None, &[]);
+        let boxes = &data["distributions"][0]["participants"];
+        assert_eq!(boxes[0]["box"], json!([0.12, 0.12, 0.12, 0.12, 0.12]));
+        assert_eq!(boxes[1]["box"], json!([0.25, 0.25, 0.25, 0.25, 0.25]));
+        assert_eq!(data["steps"]["participants"][1]["meanMs"], json!([0.06]));
+
+        let mut page = RunPage::new();
+        page.add("a", &timed(0, Some(120.0), Some(40.0)));
+        page.add("b", &timed(1, None, None));
+        let data = page.finish(&RunHeader::default(), &Value::Null, None, &[]);
+        let boxes = &data["distributions"][0]["participants"];
+        assert_eq!(
+            boxes[0]["box"],
+            json!([0.0, 0.0, 0.0, 0.0, 0.0]),
+            "all or none"
+        );
+        assert_eq!(data["steps"]["participants"][0]["meanMs"], json!([0.0]));
     }
 
     #[test]
