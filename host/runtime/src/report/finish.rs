@@ -35,8 +35,8 @@ pub struct RunResults<'a> {
 /// Summarizes, prints, writes and gates; returns the exit code (0, or 99 below the bar).
 /// A scoring spec whose weights do not sum to 1 is an error, as upstream's
 /// `ScoringSpecError` fails the run (the records are on disk by then).
-pub fn finish(console: &mut Console, results: RunResults<'_>) -> Result<ExitCode> {
-    let timing = timing_report(results.manifest, &results.tally);
+pub fn finish(console: &mut Console, mut results: RunResults<'_>) -> Result<ExitCode> {
+    let timing = timing_report(results.manifest, &mut results.tally);
     let summary = Summary::new(results.manifest, results.tally)?;
     console.line("");
     console.line(&SummaryTable::of(&summary).render(console.colors()));

@@ -93,9 +93,11 @@ impl RunTally {
         }
     }
 
-    /// Each participant's latency of successful tasks, in summary order.
-    pub(crate) fn latencies(&self) -> impl Iterator<Item = (&str, &LatencySamples)> {
-        self.names.iter().map(String::as_str).zip(&self.latencies)
+    /// Takes each participant's latency of successful tasks, in summary order (the
+    /// tally keeps none afterwards).
+    pub(crate) fn take_latencies(&mut self) -> impl Iterator<Item = (&str, LatencySamples)> {
+        let latencies = std::mem::take(&mut self.latencies);
+        self.names.iter().map(String::as_str).zip(latencies)
     }
 
     /// Each participant's records, in summary order.

@@ -8,7 +8,7 @@ use super::console::escape;
 use super::tally::RunTally;
 use crate::plan::RunManifest;
 use crate::record::TaskRecord;
-use crate::scoring::{compute_stats, percentile, Stats};
+use crate::scoring::{median, percentile};
 use chrono::DateTime;
 
 /// Tukey's far-out fence: a sample beyond this many interquartile ranges outside the
@@ -31,9 +31,10 @@ pub(crate) struct TimingReport {
     pub warnings: Vec<String>,
 }
 
-/// The timing lines and warnings of a run (none for a run without tasks). Each
-/// participant's latency column is sorted once, for its line and its warnings alike.
-pub(crate) fn timing_report(manifest: &RunManifest, tally: &RunTally) -> TimingReport {
+/// The timing lines and warnings of a run (none for a run without tasks). Takes the
+/// tally's latency columns (nothing else reads them) and sorts each in place, once, for
+/// its line and its warnings alike: no copy of a column at the end of a long run.
+pub(crate) fn timing_report(manifest: &RunManifest, tally: &mut RunTally) -> TimingReport {
     let mut report = TimingReport::default();
     let tasks = tally.task_counts().total;
     if tasks == 0 {
@@ -51,8 +52,8 @@ pub(crate) fn timing_report(manifest: &RunManifest, tally: &RunTally) -> TimingR
         ));
     }
     let what = latency_name(manifest);
-    for (participant, latency) in tally.latencies() {
-        let Some(sorted) = latency.sorted() else {
+    for (participant, latency) in tally.take_latencies() {
+        let Some(sorted) = latency.into_sorted() else {
             continue;
         };
         let participant = escape(participant);
@@ -66,15 +67,15 @@ pub(crate) fn timing_report(manifest: &RunManifest, tally: &RunTally) -> TimingR
             duration(stats.p95),
             duration(stats.p99),
             duration(stats.max),
-            latency.samples.len()
+            sorted.sorted.len()
         ));
         if let Some(outliers) = sorted.far_outliers() {
             report.warnings.push(format!(
                 "Warning: {participant}: {outliers} of {} {what} samples are far outliers (beyond 3 \u{d7} the interquartile range): other work on the machine may have interfered; run again on a quieter machine",
-                latency.samples.len()
+                sorted.sorted.len()
             ));
         }
-        if let Some((first, factor)) = latency.slow_start() {
+        if let Some((first, factor)) = sorted.slow_start {
             report.warnings.push(format!(
                 "Warning: {participant}: the first {first} tasks took {factor:.1}\u{d7} the median {what} of the rest (a cold start?): --warmup {first} runs such tasks first and leaves them out of the summary"
             ));
@@ -113,63 +114,71 @@ impl LatencySamples {
         }
     }
 
-    /// The samples sorted (once); `None` without samples.
-    fn sorted(&self) -> Option<SortedLatencies<'_>> {
-        if self.samples.is_empty() {
+    /// The samples sorted in place, with what needs them in finishing order (mean and
+    /// deviation, the slow-start check); `None` without samples.
+    fn into_sorted(self) -> Option<SortedLatencies> {
+        let mut samples = self.samples;
+        let count = samples.len();
+        if count == 0 {
             return None;
         }
-        let mut sorted = self.samples.clone();
-        let stats = compute_stats(&mut sorted, 0.0);
-        Some(SortedLatencies {
-            samples: &self.samples,
-            sorted,
-            stats,
-        })
-    }
-
-    /// The first tenth of the tasks (1 to 10 of them) and how many times the rest's median
-    /// their median is, when it is at least [`SLOW_START_FACTOR`].
-    fn slow_start(&self) -> Option<(usize, f64)> {
-        let count = self.samples.len();
-        if count < WARNING_MIN_SAMPLES {
-            return None;
-        }
-        let first = (count / 10).clamp(1, 10);
-        let mut head = self.samples[..first].to_vec();
-        let mut rest = self.samples[first..].to_vec();
-        let head = compute_stats(&mut head, 0.0).median;
-        let rest = compute_stats(&mut rest, 0.0).median;
-        let factor = head / rest;
-        (rest > 0.0 && factor >= SLOW_START_FACTOR).then_some((first, factor))
-    }
-}
-
-/// A participant's latencies in finishing order and sorted, with their order statistics.
-struct SortedLatencies<'a> {
-    samples: &'a [f64],
-    sorted: Vec<f64>,
-    stats: Stats,
-}
-
-impl SortedLatencies<'_> {
-    /// Mean, sample standard deviation and order statistics.
-    fn spread(&self) -> Spread {
-        let count = self.samples.len();
-        let mean = self.samples.iter().sum::<f64>() / count as f64;
+        let mean = samples.iter().sum::<f64>() / count as f64;
         let deviation = if count > 1 {
-            let squares: f64 = self.samples.iter().map(|ms| (ms - mean).powi(2)).sum();
+            let squares: f64 = samples.iter().map(|ms| (ms - mean).powi(2)).sum();
             (squares / (count - 1) as f64).sqrt()
         } else {
             0.0
         };
-        Spread {
+        let slow_start = slow_start(&mut samples);
+        // Unstable: in place, no scratch buffer the size of the column.
+        samples.sort_unstable_by(f64::total_cmp);
+        Some(SortedLatencies {
+            sorted: samples,
             mean,
             deviation,
-            min: self.sorted[0],
-            median: self.stats.median,
-            p95: self.stats.p95,
-            p99: self.stats.p99,
-            max: self.sorted[count - 1],
+            slow_start,
+        })
+    }
+}
+
+/// The first tenth of the tasks (1 to 10 of them) and how many times the rest's median
+/// their median is, when it is at least [`SLOW_START_FACTOR`]. Sorts the rest in place.
+fn slow_start(samples: &mut [f64]) -> Option<(usize, f64)> {
+    let count = samples.len();
+    if count < WARNING_MIN_SAMPLES {
+        return None;
+    }
+    let first = (count / 10).clamp(1, 10);
+    let (head, rest) = samples.split_at_mut(first);
+    let mut head = head.to_vec();
+    head.sort_unstable_by(f64::total_cmp);
+    rest.sort_unstable_by(f64::total_cmp);
+    let (head, rest) = (median(&head), median(rest));
+    let factor = head / rest;
+    (rest > 0.0 && factor >= SLOW_START_FACTOR).then_some((first, factor))
+}
+
+/// A participant's latencies sorted, with what was taken in finishing order.
+struct SortedLatencies {
+    sorted: Vec<f64>,
+    mean: f64,
+    deviation: f64,
+    /// The first tasks and how much slower they were, when that calls for a warning.
+    slow_start: Option<(usize, f64)>,
+}
+
+impl SortedLatencies {
+    /// Mean, sample standard deviation and order statistics.
+    fn spread(&self) -> Spread {
+        let sorted = &self.sorted;
+        Spread {
+            mean: self.mean,
+            deviation: self.deviation,
+            min: sorted[0],
+            median: median(sorted),
+            p95: percentile(sorted, 95.0),
+            p99: percentile(sorted, 99.0),
+            max: sorted[sorted.len() - 1],
         }
     }
 
@@ -276,7 +285,7 @@ mod tests {
     #[test]
     fn the_spread_is_the_mean_sample_deviation_and_order_statistics() {
         let spread = samples(&[9.0, 4.0, 4.0, 2.0, 5.0, 5.0, 7.0, 4.0])
-            .sorted()
+            .into_sorted()
             .unwrap()
             .spread();
         assert_eq!(
@@ -286,14 +295,17 @@ mod tests {
         assert_eq!((spread.p95, spread.p99), (9.0, 9.0));
         assert!((spread.deviation - 2.138).abs() < 0.001);
         let hundred: Vec<f64> = (1..=100).map(f64::from).collect();
-        let spread = samples(&hundred).sorted().unwrap().spread();
+        let spread = samples(&hundred).into_sorted().unwrap().spread();
         assert_eq!((spread.median, spread.p95, spread.p99), (50.5, 95.0, 99.0));
-        assert_eq!(samples(&[3.0]).sorted().unwrap().spread().deviation, 0.0);
-        assert!(LatencySamples::default().sorted().is_none());
+        assert_eq!(
+            samples(&[3.0]).into_sorted().unwrap().spread().deviation,
+            0.0
+        );
+        assert!(LatencySamples::default().into_sorted().is_none());
     }
 
     fn outliers(values: &[f64]) -> Option<usize> {
-        samples(values).sorted().unwrap().far_outliers()
+        samples(values).into_sorted().unwrap().far_outliers()
     }
 
     #[test]
@@ -319,10 +331,10 @@ mod tests {
         for ms in &mut cold[..5] {
             *ms = 35.0;
         }
-        assert_eq!(samples(&cold).slow_start(), Some((5, 3.5)));
+        assert_eq!(slow_start(&mut cold.clone()), Some((5, 3.5)));
         cold[..5].fill(15.0);
-        assert_eq!(samples(&cold).slow_start(), None);
-        assert_eq!(samples(&vec![0.0; 50]).slow_start(), None);
+        assert_eq!(slow_start(&mut cold.clone()), None);
+        assert_eq!(slow_start(&mut [0.0; 50]), None);
     }
 
     fn fast(duration_us: f64) -> TaskRecord {
@@ -338,14 +350,17 @@ mod tests {
             "completedAt": "2026-01-01T00:00:02.000Z",
         }));
         let mut tally = RunTally::new(&manifest);
-        assert_eq!(timing_report(&manifest, &tally), TimingReport::default());
+        assert_eq!(
+            timing_report(&manifest, &mut tally),
+            TimingReport::default()
+        );
         tally.add("alpha", &record(10.0, Status::Success));
         tally.add("alpha", &record(14.0, Status::Success));
         tally.add("alpha", &record(900.0, Status::Error));
         tally.add("beta", &record(5.0, Status::Error));
         tally.add("gamma", &fast(350.0));
         tally.add("gamma", &fast(250.0));
-        let report = timing_report(&manifest, &tally);
+        let report = timing_report(&manifest, &mut tally);
         assert_eq!(
             report.lines,
             [
@@ -369,7 +384,7 @@ mod tests {
             };
             tally.add("fast", &fast(us));
         }
-        let report = timing_report(&manifest, &tally);
+        let report = timing_report(&manifest, &mut tally);
         assert_eq!(
             report.warnings,
             [

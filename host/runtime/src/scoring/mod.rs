@@ -27,6 +27,6 @@ pub(crate) use samples::{RecordOrder, SampleCollector};
 pub use score::score;
 pub(crate) use spec::{scoring_config_to_spec, ScoringSpec};
 pub use stats::Stats;
-pub(crate) use stats::{compute_stats, percentile, push_samples, DEFAULT_TRIM};
+pub(crate) use stats::{compute_stats, median, percentile, push_samples, DEFAULT_TRIM};
 pub(crate) use units::display_unit;
 pub use validate::ScoringSpecError;

@@ -67,7 +67,7 @@ fn trimmed(sorted: &[f64], trim: f64) -> &[f64] {
 }
 
 /// Median of a non-empty sorted list.
-fn median(sorted: &[f64]) -> f64 {
+pub(crate) fn median(sorted: &[f64]) -> f64 {
     let mid = sorted.len() / 2;
     if sorted.len().is_multiple_of(2) {
         (sorted[mid - 1] + sorted[mid]) / 2.0
