@@ -1,8 +1,9 @@
 //! What a fresh sandbox costs: `examples/rust-noop` run task after task in one slot, with
 //! its instance reused and with a fresh instance for every task (`--fresh-instance`); the
 //! difference is instantiation plus teardown. Measured with sandboxes from a run's instance
-//! pool and from an on-demand engine, and the time to set up a pool for 1 and for 10 000
-//! sandboxes.
+//! pool and from an on-demand engine, in wall time and in CPU time of the slot's thread
+//! (Linux; less disturbed by other processes on a busy machine), and the time to set up a
+//! pool for 1 and for 10 000 sandboxes.
 //!
 //! `cargo bench -p bench-runtime --bench instantiate`
 
@@ -47,7 +48,8 @@ fn main() {
     println!("engine without a pool: {:>8.3} ms", ms(start.elapsed()));
 
     println!(
-        "per task, median (min) of {BATCHES} batches of {TASKS_PER_BATCH} no-op tasks in one slot:"
+        "per task, median (min; median CPU) of {BATCHES} batches of {TASKS_PER_BATCH} no-op \
+         tasks in one slot:"
     );
     for (label, engine) in [
         (
@@ -60,16 +62,36 @@ fn main() {
         let reused = runtime.block_on(per_task(&task, false));
         let fresh = runtime.block_on(per_task(&task, true));
         println!(
-            "  {label:>9}: reused instance {}, fresh instance {} → instantiate + teardown {:.2} µs",
-            show(reused),
-            show(fresh),
-            us(fresh.0) - us(reused.0)
+            "  {label:>9}: reused instance {}, fresh instance {} → instantiate + teardown \
+             {:.2} µs (CPU {})",
+            reused.show(),
+            fresh.show(),
+            us(fresh.median) - us(reused.median),
+            show_cpu(fresh.cpu_median.zip(reused.cpu_median).map(|(f, r)| f - r)),
         );
     }
 }
 
-/// Median and minimum time per task over the batches.
-async fn per_task(task: &Arc<TaskComponent>, fresh_instance: bool) -> (Duration, Duration) {
+/// Time per task over the batches.
+struct PerTask {
+    median: Duration,
+    min: Duration,
+    /// Median CPU time of the slot's thread, in µs, where the platform says.
+    cpu_median: Option<f64>,
+}
+
+impl PerTask {
+    fn show(&self) -> String {
+        format!(
+            "{:.2} µs ({:.2}; CPU {})",
+            us(self.median),
+            us(self.min),
+            show_cpu(self.cpu_median)
+        )
+    }
+}
+
+async fn per_task(task: &Arc<TaskComponent>, fresh_instance: bool) -> PerTask {
     let config = SlotConfig {
         task: task.clone(),
         participant_json: r#"{"name":"local"}"#.into(),
@@ -84,20 +106,36 @@ async fn per_task(task: &Arc<TaskComponent>, fresh_instance: bool) -> (Duration,
         assert!(slot.run(index, None).await.record.is_success());
     }
     let mut batches = Vec::with_capacity(BATCHES);
+    let mut cpu_batches = Vec::with_capacity(BATCHES);
     for _ in 0..BATCHES {
+        let cpu_start = thread_cpu_ns();
         let start = Instant::now();
         for index in 0..TASKS_PER_BATCH {
             let finished = slot.run(index, None).await;
             assert!(finished.record.is_success(), "{:?}", finished.record);
         }
         batches.push(start.elapsed() / TASKS_PER_BATCH);
+        if let Some((end, start)) = thread_cpu_ns().zip(cpu_start) {
+            cpu_batches.push((end - start) as f64 / 1000.0 / f64::from(TASKS_PER_BATCH));
+        }
     }
     batches.sort();
-    (batches[BATCHES / 2], batches[0])
+    cpu_batches.sort_by(f64::total_cmp);
+    PerTask {
+        median: batches[BATCHES / 2],
+        min: batches[0],
+        cpu_median: cpu_batches.get(BATCHES / 2).copied(),
+    }
 }
 
-fn show((median, min): (Duration, Duration)) -> String {
-    format!("{:.2} µs ({:.2})", us(median), us(min))
+/// CPU time this thread has run, in ns (Linux's scheduler statistics; `None` elsewhere).
+fn thread_cpu_ns() -> Option<u64> {
+    let stats = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
+    stats.split_whitespace().next()?.parse().ok()
+}
+
+fn show_cpu(cpu_us: Option<f64>) -> String {
+    cpu_us.map_or("–".into(), |cpu| format!("{cpu:.2} µs"))
 }
 
 fn us(duration: Duration) -> f64 {

@@ -84,11 +84,14 @@ impl SandboxState {
 }
 
 /// Creates a sandbox store: its guest yields to the async executor at every epoch tick, so
-/// a deadline can interrupt even a CPU-bound loop.
+/// a deadline can interrupt even a CPU-bound loop. The first deadline is the next tick (a
+/// new store's is epoch 0, long past, which would make every fresh instance yield at its
+/// first epoch check).
 pub(crate) fn new_store(engine: &Engine, capabilities: &Capabilities) -> Store<SandboxState> {
     let mut store = Store::new(engine, SandboxState::new(capabilities));
     store.limiter(|state| &mut state.store_limits);
     store.epoch_deadline_async_yield_and_update(1);
+    store.set_epoch_deadline(1);
     store
 }
 
@@ -108,5 +111,63 @@ impl WasiHttpView for SandboxState {
             table: &mut self.table,
             hooks: &mut self.http_hooks,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::future::Future;
+    use std::pin::pin;
+    use std::task::{Context, Poll, Waker};
+    use wasmtime::{Config, Instance, Module};
+
+    /// Polls `future` once: whether it finished without yielding.
+    fn poll_once<F: Future>(future: F) -> Poll<F::Output> {
+        pin!(future).poll(&mut Context::from_waker(Waker::noop()))
+    }
+
+    #[test]
+    fn a_guest_in_a_new_sandbox_runs_until_the_next_epoch_tick_before_it_yields() {
+        let engine = Engine::new(Config::new().epoch_interruption(true)).unwrap();
+        let module = Module::new(
+            &engine,
+            wat::parse_str(
+                r#"(module (func (export "count") (result i32)
+                (local $i i32)
+                (loop $again
+                  (local.set $i (i32.add (local.get $i) (i32.const 1)))
+                  (br_if $again (i32.lt_u (local.get $i) (i32.const 1000))))
+                (local.get $i)))"#,
+            )
+            .unwrap(),
+        )
+        .unwrap();
+        let yields_at = |ticks_before_the_store: u32, ticks_after: u32| {
+            for _ in 0..ticks_before_the_store {
+                engine.increment_epoch();
+            }
+            let mut store = new_store(&engine, &Capabilities::default());
+            let Poll::Ready(instance) = poll_once(Instance::new_async(&mut store, &module, &[]))
+            else {
+                panic!("instantiating yielded");
+            };
+            let count = instance
+                .unwrap()
+                .get_typed_func::<(), i32>(&mut store, "count")
+                .unwrap();
+            for _ in 0..ticks_after {
+                engine.increment_epoch();
+            }
+            match poll_once(count.call_async(&mut store, ())) {
+                Poll::Ready(counted) => {
+                    assert_eq!(counted.unwrap(), 1000);
+                    false
+                }
+                Poll::Pending => true,
+            }
+        };
+        assert!(!yields_at(3, 0), "yielded before the next tick");
+        assert!(yields_at(0, 1), "did not yield at the next tick");
     }
 }
