@@ -91,8 +91,9 @@ impl JsCompilation {
     pub(super) fn note(&self) -> Option<String> {
         (self == &Self::Interpreted(NoAot::NotFound)).then(|| {
             format!(
-                "note: weval not found, so this JavaScript task is built without AOT and runs \
-                 slower per call (install it with `{INSTALL_WEVAL}` or set {WEVAL_ENV})"
+                "note: weval not found, so this JavaScript task is built without ahead-of-time \
+                 compilation (install it with `{INSTALL_WEVAL}`, or set {WEVAL_ENV} to a weval \
+                 binary)"
             )
         })
     }
