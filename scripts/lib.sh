@@ -1,13 +1,18 @@
 # Shared by the bench-*.sh measurement scripts (sourced, not run): goes to the repository
-# root, builds `bench` with $PROFILE (default release) and the no-op example task, and sets
-# `root`, `profile`, `bench` (the binary) and `noop` (the component).
+# root, builds `bench` with $PROFILE (default release; BENCH_BIN=path measures that binary
+# instead) and the no-op example task, and sets `root`, `profile`, `bench` (the binary) and
+# `noop` (the component).
 
 profile=${PROFILE:-release}
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
 
-bench=$(cargo build --quiet --profile "$profile" -p bench --message-format=json |
-  jq -r 'select(.executable != null) | .executable' | tail -n 1)
+if [ -n "${BENCH_BIN:-}" ]; then
+  bench=$(realpath "$BENCH_BIN") profile="given ($BENCH_BIN)"
+else
+  bench=$(cargo build --quiet --profile "$profile" -p bench --message-format=json |
+    jq -r 'select(.executable != null) | .executable' | tail -n 1)
+fi
 CARGO_TARGET_DIR="$root/target/guests" cargo build --quiet --release --target wasm32-wasip2 \
   --manifest-path examples/rust-noop/Cargo.toml
 noop="$root/target/guests/wasm32-wasip2/release/rust_noop.wasm"

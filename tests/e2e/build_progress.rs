@@ -3,9 +3,18 @@
 //! terminal, nothing with `-q` — and a build that has nothing to do shows none.
 
 use crate::one_file::{task_source, unique_name};
-use crate::progress::run_on_terminal;
-use crate::support::bench::run_bench;
+use crate::progress::run_on_terminal_with;
+use crate::support::bench::{bench, run_command, Run};
+use std::path::Path;
 use tempfile::TempDir;
+
+/// The JavaScript builds here use the interpreter whatever the test run sets: the AOT step
+/// is `js_aot`'s.
+const NO_AOT: (&str, &str) = ("BENCH_WEVAL", "off");
+
+fn run_bench(cwd: &Path, args: &[&str]) -> Run {
+    run_command(bench(cwd).env(NO_AOT.0, NO_AOT.1).args(args))
+}
 
 /// The `[build]` lines of stderr.
 fn build_lines(stderr: &str) -> Vec<&str> {
@@ -55,7 +64,11 @@ fn a_terminal_shows_a_spinner_naming_each_step() {
         task_source("ts/task.bench.ts", &name),
     )
     .unwrap();
-    let run = run_on_terminal(&dir, &["run", "hello.bench.ts", "--out", "results"]);
+    let run = run_on_terminal_with(
+        &dir,
+        &["run", "hello.bench.ts", "--out", "results"],
+        &[NO_AOT],
+    );
     assert_eq!(run.code, Some(0), "{}", run.stdout);
     for step in [
         "componentize-js (",

@@ -15,6 +15,7 @@ mod failure_gates;
 mod guest_errors;
 mod guest_http;
 mod hardening;
+mod js_aot;
 mod load;
 mod one_file;
 mod outbound_http;

@@ -5,8 +5,13 @@ use std::path::Path;
 use std::process::{Command, Output, Stdio};
 
 /// The `bench` binary with a shared compiled-component cache and a clean environment.
+/// JavaScript tasks build without AOT (faster builds, the same components on every machine)
+/// unless the test run sets `BENCH_WEVAL`; the AOT tests (`js_aot`) set it themselves.
 pub(crate) fn bench(cwd: &Path) -> Command {
     let mut command = Command::new(env!("CARGO_BIN_EXE_bench"));
+    if std::env::var_os("BENCH_WEVAL").is_none() {
+        command.env("BENCH_WEVAL", "off");
+    }
     command
         .current_dir(cwd)
         .env("BENCH_CACHE_DIR", root().join("target").join("bench-cache"))

@@ -84,7 +84,7 @@ pub(crate) fn test_guest(name: &str) -> PathBuf {
 
 /// Installs the repository's JavaScript toolchain (`npm ci` at the root: esbuild,
 /// componentize-js and the `@bench/task` workspace) once, unless it is already there.
-fn ensure_js_toolchain() {
+pub(crate) fn ensure_js_toolchain() {
     static INSTALLED: OnceLock<()> = OnceLock::new();
     INSTALLED.get_or_init(|| {
         let bin = root().join("node_modules").join(".bin");

@@ -1,17 +1,19 @@
 //! JavaScript and TypeScript task projects: a package whose `main` is the task module
 //! (exports `config` and `task`, as a `*.bench.ts` does). esbuild bundles it with the
 //! `@bench/task` SDK (TypeScript is transpiled on the way) and componentize-js turns the
-//! bundle into a component.
+//! bundle into a component, compiled ahead of time with weval when it is installed
+//! ([`super::weval`]).
 
 use super::fingerprint::Fingerprint;
 use super::progress::BuildProgress;
+use super::weval::JsCompilation;
 use super::{build_if_changed, tool, wit};
 use anyhow::{bail, Context as _, Result};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// The componentize-js version task projects use (`componentize-js --aot` is never used: it
-/// downloads a binary at build time).
+/// The componentize-js version task projects use (`--aot` only with a weval binary bench
+/// found: componentize-js would download one otherwise).
 pub(crate) const COMPONENTIZE_JS_VERSION: &str = "0.23.0";
 /// The preview2-shim version task projects list: componentize-js 0.23 imports it when it runs
 /// but does not declare it as a dependency, so `npm ci` would leave it out.
@@ -22,6 +24,8 @@ pub(crate) const ESBUILD_VERSION: &str = "0.25.12";
 pub(super) const SDK_PACKAGE: &str = "@bench/task";
 
 const COMPONENTIZE_JS: &str = "componentize-js";
+/// The build step of componentize-js with AOT compilation.
+const COMPONENTIZE_JS_AOT: &str = "componentize-js --aot (weval)";
 const ESBUILD: &str = "esbuild";
 
 /// Builds a JavaScript/TypeScript task project (installing its npm dependencies first when
@@ -29,7 +33,8 @@ const ESBUILD: &str = "esbuild";
 pub(super) fn build(dir: &Path, progress: BuildProgress) -> Result<PathBuf> {
     let dir =
         &std::fs::canonicalize(dir).with_context(|| format!("cannot read {}", dir.display()))?;
-    let entry = entry_module(dir)?;
+    let manifest = Manifest::read(dir)?;
+    let compilation = JsCompilation::choose(manifest.aot)?;
     if !toolchain_installed(dir) {
         install_dependencies(dir, progress)?;
     }
@@ -53,11 +58,14 @@ pub(super) fn build(dir: &Path, progress: BuildProgress) -> Result<PathBuf> {
             .and_then(|package| std::fs::read_to_string(package.join("package.json")).ok())
             .unwrap_or_default()
     });
+    let compilation_key = compilation.build_key();
     let mut inputs: Vec<&str> = wit::contents().collect();
     inputs.extend(tool_versions.iter().map(String::as_str));
+    inputs.push(&compilation_key);
     let fingerprint = Fingerprint::of(&[dir, &sdk], inputs)?;
     build_if_changed(dir, &fingerprint, |staging| {
-        build_in(dir, &entry, staging, [&esbuild, &componentize], progress)
+        let tools = [esbuild.as_path(), componentize.as_path()];
+        build_in(dir, &manifest.entry, staging, tools, &compilation, progress)
     })
 }
 
@@ -66,6 +74,7 @@ fn build_in(
     entry: &Path,
     staging: &Path,
     [esbuild, componentize]: [&Path; 2],
+    compilation: &JsCompilation,
     progress: BuildProgress,
 ) -> Result<PathBuf> {
     let wit_dir = staging.join("wit");
@@ -93,7 +102,17 @@ fn build_in(
         .arg(&wit_dir)
         .args(["--world-name", wit::JS_WORLD, "-o"])
         .arg(&component);
-    tool::run(componentizer, dir, COMPONENTIZE_JS, "npm install", progress)?;
+    let step = match compilation {
+        JsCompilation::Aot(weval) => {
+            componentizer.arg("--aot").arg("--weval-bin").arg(weval);
+            COMPONENTIZE_JS_AOT
+        }
+        JsCompilation::Interpreted(_) => COMPONENTIZE_JS,
+    };
+    if let Some(note) = compilation.note() {
+        progress.note(&note);
+    }
+    tool::run(componentizer, dir, step, "npm install", progress)?;
     Ok(component)
 }
 
@@ -110,27 +129,46 @@ fn entry_shim(entry: &Path) -> String {
     )
 }
 
-/// The task module: `main` of package.json.
-fn entry_module(dir: &Path) -> Result<PathBuf> {
-    let manifest = dir.join("package.json");
-    let text = std::fs::read_to_string(&manifest)
-        .with_context(|| format!("cannot read {}", manifest.display()))?;
-    let package: serde_json::Value = serde_json::from_str(&text)
-        .with_context(|| format!("{} is not valid JSON", manifest.display()))?;
-    let Some(main) = package["main"].as_str() else {
-        bail!(
-            "{} has no \"main\": set it to the task module (e.g. \"task.bench.ts\")",
-            manifest.display()
-        );
-    };
-    let entry = dir.join(main);
-    if !entry.is_file() {
-        bail!(
-            "the task module {} (\"main\" of package.json) does not exist",
-            entry.display()
-        );
+/// What bench reads from a project's package.json.
+#[derive(Debug)]
+struct Manifest {
+    /// The task module: `main`.
+    entry: PathBuf,
+    /// Whether the task may be compiled ahead of time: `"bench": { "aot": false }` turns
+    /// it off (default on).
+    aot: bool,
+}
+
+impl Manifest {
+    fn read(dir: &Path) -> Result<Self> {
+        let manifest = dir.join("package.json");
+        let text = std::fs::read_to_string(&manifest)
+            .with_context(|| format!("cannot read {}", manifest.display()))?;
+        let package: serde_json::Value = serde_json::from_str(&text)
+            .with_context(|| format!("{} is not valid JSON", manifest.display()))?;
+        let Some(main) = package["main"].as_str() else {
+            bail!(
+                "{} has no \"main\": set it to the task module (e.g. \"task.bench.ts\")",
+                manifest.display()
+            );
+        };
+        let entry = dir.join(main);
+        if !entry.is_file() {
+            bail!(
+                "the task module {} (\"main\" of package.json) does not exist",
+                entry.display()
+            );
+        }
+        let aot = match &package["bench"]["aot"] {
+            serde_json::Value::Null => true,
+            serde_json::Value::Bool(aot) => *aot,
+            other => bail!(
+                "\"bench\": {{ \"aot\": {other} }} in {} must be true or false",
+                manifest.display()
+            ),
+        };
+        Ok(Self { entry, aot })
     }
-    Ok(entry)
 }
 
 fn toolchain_installed(dir: &Path) -> bool {
@@ -177,6 +215,7 @@ mod tests {
             "ts-hello",
             "js-http",
             "../tests/guests-js/errors",
+            "../tests/guests-js/aot",
         ] {
             let manifest = Path::new(env!("CARGO_MANIFEST_DIR"))
                 .join("../../examples")
@@ -201,7 +240,33 @@ mod tests {
     fn a_package_without_main_is_explained() {
         let dir = tempfile::TempDir::new().unwrap();
         std::fs::write(dir.path().join("package.json"), "{}").unwrap();
-        let error = entry_module(dir.path()).unwrap_err().to_string();
+        let error = Manifest::read(dir.path()).unwrap_err().to_string();
         assert!(error.contains("has no \"main\""), "{error}");
+    }
+
+    #[test]
+    fn the_aot_option_is_on_unless_the_package_turns_it_off() {
+        let dir = tempfile::TempDir::new().unwrap();
+        std::fs::write(dir.path().join("t.js"), "").unwrap();
+        let read = |package: &str| {
+            std::fs::write(dir.path().join("package.json"), package).unwrap();
+            Manifest::read(dir.path())
+        };
+        assert!(read(r#"{"main": "t.js"}"#).unwrap().aot);
+        assert!(
+            read(r#"{"main": "t.js", "bench": {"aot": true}}"#)
+                .unwrap()
+                .aot
+        );
+        assert!(
+            !read(r#"{"main": "t.js", "bench": {"aot": false}}"#)
+                .unwrap()
+                .aot
+        );
+        let error = read(r#"{"main": "t.js", "bench": {"aot": "no"}}"#)
+            .unwrap_err()
+            .to_string();
+        assert!(error.contains("must be true or false"), "{error}");
+        assert!(error.contains(r#""aot": "no""#), "{error}");
     }
 }

@@ -11,6 +11,7 @@ mod python;
 mod rust;
 pub(crate) mod sdk;
 mod tool;
+mod weval;
 mod wit;
 
 use anyhow::{bail, Result};

@@ -1,7 +1,8 @@
 //! What a build shows while it works: on a terminal a spinner naming the step (`npm ci`,
-//! `esbuild`, `componentize-js`, `componentize-py`, `cargo build`, `compiling component`),
-//! elsewhere one line per build step on stderr, nothing with `-q`. With a spinner or `-q`
-//! the tools' own output is kept back and shown only when a tool fails. Compiling the
+//! `esbuild`, `componentize-js` or `componentize-js --aot (weval)`, `componentize-py`,
+//! `cargo build`, `compiling component`), elsewhere one line per build step on stderr,
+//! nothing with `-q`; notes about the build (not with `-q`). With a spinner or `-q` the
+//! tools' own output is kept back and shown only when a tool fails. Compiling the
 //! component is shown on a terminal only: piped stderr of a `.wasm` run stays as it was,
 //! whether or not the component was cached.
 
@@ -56,6 +57,13 @@ impl BuildProgress {
     /// Shows `step` only on a terminal (a spinner), until the returned guard is dropped.
     pub(crate) fn terminal_step(self, step: &str) -> Option<Step> {
         (self == Self::Spinner).then(|| self.step(step))
+    }
+
+    /// Shows a one-line note about the build on stderr (not with `-q`).
+    pub(crate) fn note(self, note: &str) {
+        if self != Self::Quiet {
+            eprintln!("{note}");
+        }
     }
 
     /// Whether a tool's output is kept back (and shown only when the tool fails).

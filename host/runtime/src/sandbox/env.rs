@@ -6,9 +6,10 @@
 const RESERVED_PREFIXES: [&str; 2] = ["BENCHMARKS_PLATFORM_", "BENCHSDK_"];
 
 /// Other variables bench reads for itself.
-const RESERVED_NAMES: [&str; 3] = [
+const RESERVED_NAMES: [&str; 4] = [
     "BENCH_CACHE_DIR",
     "BENCH_SDK_DIR",
+    "BENCH_WEVAL",
     "BENCHMARK_METRICS_INTERVAL_MS",
 ];
 
@@ -62,6 +63,7 @@ mod tests {
             "BENCHSDK_NO_INGEST",
             "BENCH_CACHE_DIR",
             "BENCH_SDK_DIR",
+            "BENCH_WEVAL",
             "BENCHMARK_METRICS_INTERVAL_MS",
         ] {
             assert!(is_reserved(name), "{name}");
