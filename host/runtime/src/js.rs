@@ -133,12 +133,23 @@ pub(crate) fn normalize_numbers(value: &mut Value) {
 /// The text up to the second is formatted once per second (per thread) and reused; only the
 /// milliseconds are added each time.
 pub fn iso_timestamp(time: SystemTime) -> String {
+    let mut text = String::with_capacity(ISO_TIMESTAMP_LEN);
+    push_iso_timestamp(&mut text, time);
+    text
+}
+
+/// The length of an [`iso_timestamp`] of a year from 0 to 9999 (`2026-01-01T00:00:00.000Z`).
+pub(crate) const ISO_TIMESTAMP_LEN: usize = 24;
+
+/// Appends [`iso_timestamp`]`(time)` to `text`, with no allocation of its own.
+pub(crate) fn push_iso_timestamp(text: &mut String, time: SystemTime) {
     thread_local! {
         /// The last whole second formatted, and its text through the `.`.
         static SECOND: RefCell<(u64, String)> = const { RefCell::new((u64::MAX, String::new())) };
     }
     let Ok(since_epoch) = time.duration_since(UNIX_EPOCH) else {
-        return chrono_iso_timestamp(time);
+        text.push_str(&chrono_iso_timestamp(time));
+        return;
     };
     let second = since_epoch.as_secs();
     SECOND.with_borrow_mut(|(cached, prefix)| {
@@ -148,13 +159,11 @@ pub fn iso_timestamp(time: SystemTime) -> String {
             *cached = second;
         }
         let millis = since_epoch.subsec_millis();
-        let mut text = String::with_capacity(prefix.len() + 4);
         text.push_str(prefix);
         text.push(char::from(b'0' + (millis / 100) as u8));
         text.push(char::from(b'0' + (millis / 10 % 10) as u8));
         text.push(char::from(b'0' + (millis % 10) as u8));
         text.push('Z');
-        text
     })
 }
 

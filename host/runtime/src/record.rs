@@ -214,7 +214,7 @@ impl TaskRecord {
 impl TaskRecord {
     /// The task's latency in milliseconds at the finest resolution the record has: its
     /// `durationUs` when present, else `latencyMs`.
-    pub fn fine_latency_ms(&self) -> f64 {
+    pub(crate) fn fine_latency_ms(&self) -> f64 {
         self.duration_us.map_or(self.latency_ms, |us| us / 1000.0)
     }
 

@@ -170,20 +170,23 @@ impl Console {
         let outcome = if record.is_success() {
             match &record.data {
                 Some(data) if !data.is_empty() => {
-                    format!("success {}", serde_json::Value::Object(data.clone()))
+                    let json = serde_json::to_string(data).unwrap_or_default();
+                    Cow::Owned(format!("success {json}"))
                 }
-                _ => "success".to_owned(),
+                _ => Cow::Borrowed("success"),
             }
         } else {
-            format!("FAILED \u{2014} {}", record.error_label())
+            Cow::Owned(format!("FAILED \u{2014} {}", record.error_label()))
         };
         let (participant, outcome) = (escape(participant), escape(&outcome));
-        if total == 0 {
+        // Straight into the output buffer: no line of its own.
+        let _ = if total == 0 {
             // A run bounded by time: its length is not known in advance.
-            self.line(&format!("  [{participant}] Task {n}: {outcome}"));
+            writeln!(self.out, "  [{participant}] Task {n}: {outcome}")
         } else {
-            self.line(&format!("  [{participant}] Task {n}/{total}: {outcome}"));
-        }
+            writeln!(self.out, "  [{participant}] Task {n}/{total}: {outcome}")
+        };
+        self.flush_if_due();
     }
 
     /// `  Done: x/y succeeded.` and a blank line.

@@ -11,7 +11,8 @@ use crate::sandbox::limits::{StopCode, TaskBounds, MAX_TASK_LOG_LINES};
 use bench_contract::bench::task::context::Host;
 use bench_contract::bench::task::model::{self, Level, StepOptions, StepOutcome};
 use serde_json::Value;
-use std::time::Instant;
+use std::fmt::Write as _;
+use std::time::{Instant, SystemTime};
 use tokio::sync::watch;
 
 /// The earliest deadline among the open steps that have a timeout.
@@ -160,14 +161,23 @@ impl TaskRecorder {
                 "[task {}] ... ({dropped} log lines dropped)",
                 self.task_index
             );
-            self.log.push(format!("{} {note}", now_iso()));
+            self.log
+                .push(format!("{} {note}", js::iso_timestamp(clock::wall_now())));
         }
         std::mem::take(&mut self.log)
     }
 
     /// Appends a line to the participant log, stamped and prefixed with the task index.
     pub(crate) fn log_line(&mut self, text: &str) {
-        let line = format!("{} [task {}] {text}", now_iso(), self.task_index);
+        self.log_line_at(clock::wall_now(), text);
+    }
+
+    /// [`Self::log_line`] stamped `at`, built in one allocation.
+    fn log_line_at(&mut self, at: SystemTime, text: &str) {
+        let mut line = String::with_capacity(js::ISO_TIMESTAMP_LEN + 20 + text.len());
+        js::push_iso_timestamp(&mut line, at);
+        let _ = write!(line, " [task {}] ", self.task_index);
+        line.push_str(text);
         self.push_log(line);
     }
 
@@ -220,7 +230,7 @@ impl TaskRecorder {
         let end = Moment::now();
         let elapsed = end.at - step.start.at;
         self.active = step.previous_active;
-        self.log_line(&step.name);
+        self.log_line_at(end.wall, &step.name);
         if let Some(outcome) = outcome.filter(|_| step.options.capture_output != Some(false)) {
             self.log_outcome(outcome);
         }
@@ -387,7 +397,8 @@ impl Host for TaskRecorder {
         if message.contains('\n') {
             // Upstream only recognises the `[task N]` prefix on single-line messages.
             let task = self.task_index;
-            let line = format!("{} [{level}] [task {task}] {message}{suffix}", now_iso());
+            let stamp = js::iso_timestamp(clock::wall_now());
+            let line = format!("{stamp} [{level}] [task {task}] {message}{suffix}");
             self.push_log(line);
         } else {
             self.log_line(&format!("[{level}] {message}{suffix}"));
@@ -436,10 +447,6 @@ fn to_json(value: model::Value) -> Value {
         model::Value::Flag(flag) => Value::Bool(flag),
         model::Value::Json(text) => serde_json::from_str(&text).unwrap_or(Value::String(text)),
     }
-}
-
-fn now_iso() -> String {
-    js::iso_timestamp(clock::wall_now())
 }
 
 #[cfg(test)]
