@@ -10,7 +10,7 @@ use anyhow::{Context as _, Result};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap};
 use std::fs::File;
-use std::io::{BufRead, BufReader, BufWriter, Seek, SeekFrom, Write};
+use std::io::{BufRead, BufReader, BufWriter, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
 /// The run manifest's file name in a results directory.
@@ -89,14 +89,7 @@ impl ResultsWriter {
                 _ => anyhow::Error::new(error)
                     .context(format!("cannot create {}", records_path.display())),
             })?;
-        Ok(Self {
-            dir: dir.to_owned(),
-            records: BufWriter::new(records),
-            logs: HashMap::new(),
-            open_logs: BTreeMap::new(),
-            writes: 0,
-            max_log_bytes,
-        })
+        Ok(Self::writing_to(dir, records, max_log_bytes))
     }
 
     /// Reopens the results directory of a run that stopped before its end, to go on with
@@ -108,26 +101,30 @@ impl ResultsWriter {
             .append(true)
             .open(&records_path)
             .with_context(|| format!("cannot reopen {}", records_path.display()))?;
-        let mut text = Vec::new();
-        std::io::Read::read_to_end(&mut records, &mut text)
+        let length = records
+            .metadata()
+            .with_context(|| format!("cannot read {}", records_path.display()))?
+            .len();
+        let whole = whole_lines_length(&mut records, length)
             .with_context(|| format!("cannot read {}", records_path.display()))?;
-        let whole = text
-            .iter()
-            .rposition(|byte| *byte == b'\n')
-            .map_or(0, |end| end + 1);
-        if whole < text.len() {
+        if whole < length {
             records
-                .set_len(whole as u64)
+                .set_len(whole)
                 .with_context(|| format!("cannot cut {}", records_path.display()))?;
         }
-        Ok(Self {
+        Ok(Self::writing_to(dir, records, max_log_bytes))
+    }
+
+    /// A writer appending records to `records` in `dir`, no participant log open yet.
+    fn writing_to(dir: &Path, records: File, max_log_bytes: u64) -> Self {
+        Self {
             dir: dir.to_owned(),
             records: BufWriter::new(records),
             logs: HashMap::new(),
             open_logs: BTreeMap::new(),
             writes: 0,
             max_log_bytes,
-        })
+        }
     }
 
     /// Fails when `dir` already holds a run (its `run.json` or `records.ndjson`).
@@ -394,6 +391,25 @@ impl RecordsFile {
     }
 }
 
+/// The length of `file`'s whole lines: up to and including its last newline (0 when it has
+/// none). Reads backwards from the end in blocks, so a long records file is not read whole.
+fn whole_lines_length(file: &mut File, length: u64) -> std::io::Result<u64> {
+    const BLOCK: u64 = 64 * 1024;
+    let mut block = vec![0; BLOCK as usize];
+    let mut end = length;
+    while end > 0 {
+        let start = end.saturating_sub(BLOCK);
+        let read = &mut block[..(end - start) as usize];
+        file.seek(SeekFrom::Start(start))?;
+        file.read_exact(read)?;
+        if let Some(newline) = read.iter().rposition(|byte| *byte == b'\n') {
+            return Ok(start + newline as u64 + 1);
+        }
+        end = start;
+    }
+    Ok(0)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -417,6 +433,23 @@ mod tests {
             error.ends_with("records.ndjson line 1 is not a record"),
             "{error}"
         );
+    }
+
+    #[test]
+    fn whole_lines_end_at_the_last_newline_even_blocks_before_the_end() {
+        let length = |text: &[u8]| {
+            let mut file = tempfile::tempfile().unwrap();
+            file.write_all(text).unwrap();
+            whole_lines_length(&mut file, text.len() as u64).unwrap()
+        };
+        assert_eq!(length(b""), 0);
+        assert_eq!(length(b"{\"cut"), 0);
+        assert_eq!(length(b"a\nb\n"), 4);
+        assert_eq!(length(b"a\nb\ncut"), 4);
+        let mut long = b"first\nsecond\n".to_vec();
+        long.extend(std::iter::repeat_n(b'x', 200_000));
+        assert_eq!(length(&long), 13, "a cut-off line over three blocks long");
+        assert_eq!(length(&vec![b'x'; 200_000]), 0);
     }
 
     #[test]
