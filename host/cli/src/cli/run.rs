@@ -5,7 +5,7 @@ use super::coordinate::{
     coordinate, Coordination, Prior, WorkerShares, DEFAULT_ACK_WAIT, DEFAULT_WORKER_WAIT,
 };
 use super::interrupt::{self, DEFAULT_STOP_GRACE, INTERRUPTED_EXIT};
-use super::task::{prepare, Prepared};
+use super::task::{prepare, slot_config, Prepared};
 use anyhow::{Context as _, Result};
 use bench_dispatch::{Coordinator, RunDescriptor};
 use bench_platform::reporter::{Closing, PlatformRun};
@@ -262,15 +262,14 @@ async fn run_task(task_path: &Path, argv: &[String], resumed: Option<Resumed>) -
         .map(|participant| {
             Ok(ParticipantRun {
                 name: participant.name.clone(),
-                slots: SlotConfig {
-                    task: task.clone(),
-                    participant_json: participant.raw.to_string(),
-                    capabilities: grants
-                        .for_participant(&config, participant, |name| std::env::var(name).ok())?,
-                    args: flags.custom.clone(),
-                    fresh_instance: flags.fresh_instance,
-                    stop: exec_plan.stop.clone(),
-                },
+                slots: slot_config(
+                    &task,
+                    participant,
+                    &config,
+                    &flags,
+                    &grants,
+                    &exec_plan.stop,
+                )?,
             })
         })
         .collect::<Result<Vec<_>>>()?;

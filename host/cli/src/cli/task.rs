@@ -7,7 +7,7 @@ use anyhow::Result;
 use bench_runtime::component::TaskComponent;
 use bench_runtime::config::{self, BenchmarkConfig, Participant};
 use bench_runtime::engine::{EngineSettings, TaskEngine};
-use bench_runtime::exec::ExecPlan;
+use bench_runtime::exec::{ExecPlan, RunStop, SlotConfig};
 use bench_runtime::plan::{self, ResolvedRun, Skipped};
 use bench_runtime::report::gate;
 use bench_runtime::sandbox::grants::RunGrants;
@@ -37,6 +37,27 @@ pub(super) struct Prepared {
     pub exec_plan: ExecPlan,
     /// Sandboxes the run keeps alive at once (within the grants' cap).
     pub sandboxes: usize,
+}
+
+/// What every sandbox of `participant` is made from: the run's task (loaded into the run's
+/// engine), the participant's grants with this process's environment, the custom flags.
+pub(super) fn slot_config(
+    task: &Arc<TaskComponent>,
+    participant: &Participant,
+    config: &BenchmarkConfig,
+    flags: &RunFlags,
+    grants: &RunGrants,
+    stop: &RunStop,
+) -> Result<SlotConfig> {
+    Ok(SlotConfig {
+        task: task.clone(),
+        participant_json: participant.raw.to_string(),
+        capabilities: grants
+            .for_participant(config, participant, |name| std::env::var(name).ok())?,
+        args: flags.custom.clone(),
+        fresh_instance: flags.fresh_instance,
+        stop: stop.clone(),
+    })
 }
 
 /// The step shown while wasmtime compiles a component it has not cached yet.

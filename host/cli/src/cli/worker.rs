@@ -4,7 +4,7 @@
 //! that participant's requiredEnvVars), then runs the units it pulls in the same sandboxes
 //! and limits as a local run, publishing their records before it acks them.
 
-use super::task::{prepare, Prepared};
+use super::task::{prepare, slot_config, Prepared};
 use super::{block_on, error_exit};
 use anyhow::{Context as _, Result};
 use bench_dispatch::{RunDescriptor, UnitDelivery, WorkerLink};
@@ -205,15 +205,14 @@ async fn ready_to_serve(
         else {
             continue;
         };
-        let slot = SlotConfig {
-            task: task.clone(),
-            participant_json: participant.raw.to_string(),
-            capabilities: grants
-                .for_participant(&config, participant, |name| std::env::var(name).ok())?,
-            args: flags.custom.clone(),
-            fresh_instance: flags.fresh_instance,
-            stop: exec_plan.stop.clone(),
-        };
+        let slot = slot_config(
+            &task,
+            participant,
+            &config,
+            &flags,
+            &grants,
+            &exec_plan.stop,
+        )?;
         served.push((position, participant.name.clone(), slot));
     }
     Ok(ReadyRun {
