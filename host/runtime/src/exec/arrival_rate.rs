@@ -172,10 +172,6 @@ mod tests {
     use crate::plan::RateProfile;
     use std::sync::Arc;
 
-    fn ms(n: u64) -> Duration {
-        Duration::from_millis(n)
-    }
-
     fn constant(rate: f64, duration: Duration, pre: u32, max: u32) -> ArrivalPlan {
         ArrivalPlan {
             kind: ExecutorKind::ConstantArrivalRate,
@@ -359,11 +355,7 @@ mod tests {
         let journal = Arc::default();
         let fake = participant("a", &journal, takes(250));
         let plan = plan(0, 1, 0.0);
-        let stop = plan.stop.clone();
-        tokio::spawn(async move {
-            tokio::time::sleep(ms(205)).await;
-            stop.stop_scheduling();
-        });
+        stop_scheduling_after(&plan, 205);
         let mut tape = Tape::default();
         let arrivals = constant(10.0, Duration::from_secs(10), 4, 4);
         run_arrivals(&fake, &plan, &arrivals, &mut tape)

@@ -53,10 +53,6 @@ mod tests {
     use super::*;
     use crate::exec::test_support::*;
 
-    fn ms(n: u64) -> Duration {
-        Duration::from_millis(n)
-    }
-
     #[tokio::test(start_paused = true)]
     async fn slots_start_tasks_until_the_duration_is_over_and_the_last_ones_finish() {
         let journal = Arc::default();
@@ -117,11 +113,7 @@ mod tests {
         let journal = Arc::default();
         let fake = participant("a", &journal, takes(40));
         let plan = plan(0, 1, 0.0);
-        let stop = plan.stop.clone();
-        tokio::spawn(async move {
-            tokio::time::sleep(ms(100)).await;
-            stop.stop_scheduling();
-        });
+        stop_scheduling_after(&plan, 100);
         let mut tape = Tape::default();
         run_for_duration(&fake, &plan, Duration::from_secs(60), &mut tape)
             .await

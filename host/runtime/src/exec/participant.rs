@@ -263,10 +263,6 @@ mod tests {
     use crate::record::Status;
     use tokio::time::Instant;
 
-    fn ms(n: u64) -> Duration {
-        Duration::from_millis(n)
-    }
-
     /// Asserts that between `from` and `to` no two flushes are more than `gap` apart.
     fn assert_flushed_every(tape: &Tape, from: Instant, to: Instant, gap: Duration) {
         let mut previous = from;
@@ -490,11 +486,7 @@ mod tests {
             let journal = Arc::default();
             let fake = participant("a", &journal, takes(100));
             let plan = plan(50, concurrency, 0.0);
-            let stop = plan.stop.clone();
-            tokio::spawn(async move {
-                tokio::time::sleep(ms(250)).await;
-                stop.stop_scheduling();
-            });
+            stop_scheduling_after(&plan, 250);
             let mut tape = Tape::default();
             run_participant(&fake, &plan, &mut tape).await.unwrap();
             // Tasks start at 0, 100 and 200 ms in every slot; the stop at 250 ms lets the
@@ -519,11 +511,7 @@ mod tests {
         let journal = Arc::default();
         let fake = participant("a", &journal, takes(1));
         let plan = plan(5, 1, 1000.0);
-        let stop = plan.stop.clone();
-        tokio::spawn(async move {
-            tokio::time::sleep(ms(10)).await;
-            stop.stop_scheduling();
-        });
+        stop_scheduling_after(&plan, 10);
         let start = Instant::now();
         run_participant(&fake, &plan, &mut Tape::default())
             .await

@@ -137,10 +137,6 @@ mod tests {
     use std::collections::BTreeMap;
     use tokio::time::Instant;
 
-    fn ms(n: u64) -> Duration {
-        Duration::from_millis(n)
-    }
-
     /// The first start and the last end of every round.
     fn round_spans(ran: &[Ran]) -> Vec<(Instant, Instant)> {
         let mut spans: BTreeMap<u32, (Instant, Instant)> = BTreeMap::new();
@@ -164,11 +160,7 @@ mod tests {
                 participant("c", &journal, takes(100)),
             ];
             let plan = plan(10, concurrency, 0.0);
-            let stop = plan.stop.clone();
-            tokio::spawn(async move {
-                tokio::time::sleep(ms(150)).await;
-                stop.stop_scheduling();
-            });
+            stop_scheduling_after(&plan, 150);
             let mut tape = Tape::default();
             run_rounds(&participants, &plan, &mut tape).await.unwrap();
             assert_eq!(

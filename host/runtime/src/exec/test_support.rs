@@ -309,3 +309,17 @@ impl RunObserver for Tape {
         Ok(())
     }
 }
+
+/// `n` milliseconds.
+pub(crate) fn ms(n: u64) -> Duration {
+    Duration::from_millis(n)
+}
+
+/// Stops scheduling in `plan`'s run after `after_ms` milliseconds (of the paused clock).
+pub(crate) fn stop_scheduling_after(plan: &ExecPlan, after_ms: u64) {
+    let stop = plan.stop.clone();
+    tokio::spawn(async move {
+        tokio::time::sleep(ms(after_ms)).await;
+        stop.stop_scheduling();
+    });
+}
