@@ -1,7 +1,8 @@
 //! End-to-end: under the summary table a run prints its elapsed time and tasks/s and each
 //! participant's latency (mean ± σ, min, median, p95, p99, max); `bench report` prints the
 //! same lines. Records carry a monotonic `durationUs` beside `latencyMs`, per task and per
-//! host-timed step, and the latency line uses it, so a fast task shows microseconds.
+//! host-timed step, and the latency line uses it, so a fast task shows microseconds; so
+//! does the warning that a median is within reach of bench's own measured floor.
 
 use crate::support::{
     bench::run_bench,
@@ -125,4 +126,30 @@ fn a_no_op_task_shows_its_latency_in_microseconds() {
     for record in &records {
         duration_beside_latency(record);
     }
+
+    // A no-op task is bench's own floor: the warning says so with the median at the
+    // records' resolution (not upstream's whole-millisecond 0), and run.json keeps the floor.
+    let warning = run
+        .stderr
+        .lines()
+        .find(|line| line.contains("of bench's own floor"))
+        .unwrap_or_else(|| panic!("a floor warning: {}", run.stderr));
+    let median: f64 = warning
+        .split("latencyMs median ")
+        .nth(1)
+        .and_then(|rest| rest.split(" ms").next())
+        .and_then(|number| number.parse().ok())
+        .unwrap_or_else(|| panic!("a median in ms: {warning}"));
+    assert!(median > 0.0 && median < 1.0, "{warning}");
+    let manifest: Value =
+        serde_json::from_slice(&std::fs::read(dir.path().join("results/run.json")).unwrap())
+            .unwrap();
+    assert!(
+        manifest["instrumentFloor"].is_object(),
+        "{}",
+        manifest["instrumentFloor"]
+    );
+    let quiet = run_bench(dir.path(), &[&args[..], &["--out", "quiet", "-q"]].concat());
+    assert_eq!(quiet.code, Some(0), "{}", quiet.stderr);
+    assert!(!quiet.stderr.contains("own floor"), "{}", quiet.stderr);
 }

@@ -50,7 +50,14 @@ pub fn finish(console: &mut Console, mut results: RunResults<'_>) -> Result<Exit
         console.warning(warning);
     }
     if let Some(floor) = &results.manifest.instrument_floor {
-        for warning in floor.warnings(summary.millisecond_medians()) {
+        // The latency median at the records' resolution, not the summary's whole ms.
+        let medians = summary.millisecond_medians().into_iter().map(
+            |(participant, metric, median, task_level)| {
+                let fine = timing.fine_median(participant, metric);
+                (participant, metric, fine.unwrap_or(median), task_level)
+            },
+        );
+        for warning in floor.warnings(medians) {
             console.warning(&warning);
         }
     }

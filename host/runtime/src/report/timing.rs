@@ -5,11 +5,14 @@
 //! run alone, so `bench report` prints the same lines.
 
 use super::console::escape;
+use super::load::RESPONSE_TIME;
+use super::participants::LATENCY;
 use super::tally::RunTally;
 use crate::plan::RunManifest;
 use crate::record::TaskRecord;
 use crate::scoring::{median, percentile};
 use chrono::DateTime;
+use std::collections::HashMap;
 
 /// Tukey's far-out fence: a sample beyond this many interquartile ranges outside the
 /// quartiles is an outlier.
@@ -29,6 +32,22 @@ pub(crate) struct TimingReport {
     /// Many far outliers (Tukey's fences at 3 × IQR), or first tasks much slower than the
     /// rest (a cold start a warm-up would leave out).
     pub warnings: Vec<String>,
+    /// The summary metric the lines are about: `latencyMs`, or `responseTimeMs` in an
+    /// open-model run.
+    metric: &'static str,
+    /// Each participant's median of that metric in milliseconds, at the records' finest
+    /// resolution (`durationUs` where they have it).
+    medians: HashMap<String, f64>,
+}
+
+impl TimingReport {
+    /// `participant`'s median of `metric` at the records' finest resolution, when these
+    /// lines are about that metric.
+    pub(crate) fn fine_median(&self, participant: &str, metric: &str) -> Option<f64> {
+        (metric == self.metric)
+            .then(|| self.medians.get(participant).copied())
+            .flatten()
+    }
 }
 
 /// The timing lines and warnings of a run (none for a run without tasks). Takes the
@@ -51,13 +70,15 @@ pub(crate) fn timing_report(manifest: &RunManifest, tally: &mut RunTally) -> Tim
             duration(seconds * 1000.0)
         ));
     }
-    let what = latency_name(manifest);
+    let (what, metric) = latency_name(manifest);
+    report.metric = metric;
     for (participant, latency) in tally.take_latencies() {
         let Some(sorted) = latency.into_sorted() else {
             continue;
         };
-        let participant = escape(participant);
         let stats = sorted.spread();
+        report.medians.insert(participant.to_owned(), stats.median);
+        let participant = escape(participant);
         report.lines.push(format!(
             "  {participant}: {what} {} \u{b1} {} (min {}, median {}, p95 {}, p99 {}, max {}, {} successful tasks)",
             duration(stats.mean),
@@ -84,12 +105,13 @@ pub(crate) fn timing_report(manifest: &RunManifest, tally: &mut RunTally) -> Tim
     report
 }
 
-/// `response time` in an open-model run (what its summary leads with), else `latency`.
-fn latency_name(manifest: &RunManifest) -> &'static str {
+/// `response time` in an open-model run (what its summary leads with), else `latency`,
+/// with the summary metric of that name.
+fn latency_name(manifest: &RunManifest) -> (&'static str, &'static str) {
     if manifest.load.as_ref().is_some_and(|load| load.is_open()) {
-        "response time"
+        ("response time", RESPONSE_TIME)
     } else {
-        "latency"
+        ("latency", LATENCY)
     }
 }
 
@@ -370,6 +392,10 @@ mod tests {
             ]
         );
         assert!(report.warnings.is_empty(), "{:?}", report.warnings);
+        assert_eq!(report.fine_median("gamma", "latencyMs"), Some(0.3));
+        assert_eq!(report.fine_median("alpha", "latencyMs"), Some(12.0));
+        assert_eq!(report.fine_median("gamma", "responseTimeMs"), None);
+        assert_eq!(report.fine_median("beta", "latencyMs"), None);
     }
 
     #[test]
