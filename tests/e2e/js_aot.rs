@@ -2,10 +2,11 @@
 //! build step, a build key of its own (turning AOT off rebuilds) — and the component records
 //! steps, measurements, logs and thrown errors as the task wrote them.
 //!
-//! Runs where weval is installed (`cargo install weval --version 0.5.0 --locked`, a one-time
-//! build of tens of minutes on two cores): on `PATH`, or named by `BENCH_WEVAL` for the test
-//! run. Without it the test says so on stderr and checks nothing, as the interpreter build
-//! every other JavaScript test uses is then all bench makes.
+//! The AOT build runs where weval is installed (`cargo install weval --version 0.5.0
+//! --locked`, a one-time build of tens of minutes on two cores): on `PATH`, or named by
+//! `BENCH_WEVAL` for the test run. Without it that test says so on stderr and checks nothing,
+//! as the interpreter build every other JavaScript test uses is then all bench makes. A
+//! `BENCH_WEVAL` that names no file is refused everywhere.
 
 use crate::support::{
     bench::{bench, run_command, Run},
@@ -64,6 +65,28 @@ fn run_task(weval: &Path, flags: &[&str]) -> (Vec<Value>, Vec<String>) {
     );
     let results = dir.path().join("results");
     (records_of(&results, "p"), log_lines(&results, "p"))
+}
+
+#[test]
+fn a_bench_weval_that_is_not_a_file_is_refused_before_any_build() {
+    let missing = root().join("target/no-such-weval");
+    let project = root().join(PROJECT);
+    let build = bench_with_weval(&root(), &missing, &["build", project.to_str().unwrap()]);
+    assert_ne!(build.code, Some(0), "{}", build.stdout);
+    assert!(
+        build.stderr.contains(&format!(
+            "BENCH_WEVAL={} is not a file: set it to a weval binary",
+            missing.display()
+        )),
+        "{}",
+        build.stderr
+    );
+    assert!(
+        build.stderr.contains("cargo install weval"),
+        "{}",
+        build.stderr
+    );
+    assert!(build_lines(&build.stderr).is_empty(), "{}", build.stderr);
 }
 
 #[test]
