@@ -362,7 +362,9 @@ fn a_billion_iterations_start_at_once_in_constant_memory() {
         first_task.starts_with("  [attacker] Task 1/1000000000: success"),
         "{first_task}"
     );
-    assert!(started < Duration::from_secs(1), "{started:?}");
+    // Planning the iterations up front would take minutes and gigabytes; a start that only
+    // waits for a loaded machine takes well under this.
+    assert!(started < Duration::from_secs(5), "{started:?}");
     assert!(rss < 128 << 10, "VmHWM {rss} KiB");
 }
 
