@@ -1,7 +1,8 @@
 //! End-to-end: `bench new` creates a project in each language that `bench run` builds and
 //! runs as it is (JavaScript and TypeScript projects install their npm dependencies on the
 //! first build), and a project is rebuilt only when a source changed. A copy of the binary
-//! away from the checkout writes projects that do not name the checkout.
+//! away from the checkout writes projects that do not name the checkout and that still build
+//! after bench's cache is cleared.
 
 use crate::support::{
     bench::{bench, run_bench, run_command, Run},
@@ -161,7 +162,17 @@ fn an_installed_binary_writes_projects_that_do_not_name_the_checkout() {
         )),
         "{manifest}"
     );
-    let run = installed_bench(&["run", "rust", "--out", "results"]);
-    assert_eq!(run.code, Some(0), "{}", run.stderr);
-    assert_eq!(records(&dir.path().join("results")).len(), 3);
+    let run_in = |lang: &str, out: &str| {
+        let run = installed_bench(&["run", lang, "--out", out]);
+        assert_eq!(run.code, Some(0), "{lang}: {}", run.stderr);
+        assert_eq!(records(&dir.path().join(out)).len(), 3);
+    };
+    run_in("rust", "results");
+    run_in("js", "js-results");
+
+    // Clearing bench's cache does not break the projects: the SDKs they name come back.
+    for lang in ["js", "rust"] {
+        std::fs::remove_dir_all(&sdk_cache).unwrap();
+        run_in(lang, &format!("{lang}-after-clear"));
+    }
 }

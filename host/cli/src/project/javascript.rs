@@ -7,7 +7,7 @@
 use super::fingerprint::Fingerprint;
 use super::progress::BuildProgress;
 use super::weval::JsCompilation;
-use super::{build_if_changed, tool, wit};
+use super::{build_if_changed, sdk, tool, wit};
 use anyhow::{bail, Context as _, Result};
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -34,6 +34,7 @@ pub(super) fn build(dir: &Path, progress: BuildProgress) -> Result<PathBuf> {
     let dir =
         &std::fs::canonicalize(dir).with_context(|| format!("cannot read {}", dir.display()))?;
     let manifest = Manifest::read(dir)?;
+    sdk::restore_for(&dir.join("package.json"))?;
     let compilation = JsCompilation::choose(manifest.aot)?;
     if !toolchain_installed(dir) {
         install_dependencies(dir, progress)?;

@@ -1,6 +1,7 @@
 //! Rust task projects: `cargo build --release --target wasm32-wasip2` makes a component.
 
 use super::progress::BuildProgress;
+use super::sdk;
 use super::tool;
 use anyhow::{bail, Context as _, Result};
 use std::path::{Path, PathBuf};
@@ -14,6 +15,7 @@ const CARGO_BUILD: &str = "cargo build";
 /// Builds a Rust task crate with cargo and returns the `.wasm` cargo reports; cargo
 /// itself skips the work when nothing changed.
 pub(super) fn build(dir: &Path, progress: BuildProgress) -> Result<PathBuf> {
+    sdk::restore_for(&dir.join("Cargo.toml"))?;
     let mut cargo = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
     cargo
         .args([

@@ -45,6 +45,58 @@ impl Sdk {
     }
 }
 
+/// Puts back the unpacked SDKs that a project's manifest (`Cargo.toml`, `package.json`) names
+/// when they are gone, e.g. after bench's cache was cleared: this bench's own SDKs are
+/// unpacked again where the project expects them; another bench's are an error naming the
+/// path this bench's SDK has. Paths outside an SDK cache are left to the build tool.
+pub(crate) fn restore_for(manifest: &Path) -> Result<()> {
+    let Ok(text) = std::fs::read_to_string(manifest) else {
+        return Ok(());
+    };
+    // Every other piece between double quotes is a TOML or JSON string.
+    for quoted in text.split('"').skip(1).step_by(2) {
+        let path = Path::new(quoted.strip_prefix("file:").unwrap_or(quoted));
+        if !path.is_absolute() || path.exists() {
+            continue;
+        }
+        let Some(root) = unpacked_root_of(path) else {
+            continue;
+        };
+        let (Some(sdk_cache), Some(name)) = (root.parent(), root.file_name()) else {
+            continue;
+        };
+        if name.to_str() == Some(unpacked_name().as_str()) {
+            unpacked(sdk_cache)?;
+            continue;
+        }
+        let ours = Sdk::locate()?.root.join(path.strip_prefix(root)?);
+        bail!(
+            "{} uses the bench SDK at {}, which no longer exists (bench's cache was cleared) and \
+             is not this bench's version: point it at {}",
+            manifest.display(),
+            path.display(),
+            ours.display()
+        );
+    }
+    Ok(())
+}
+
+/// The folder an unpacked SDK path lies in (`<cache>/sdk/<version>-<digest>` above its
+/// `guest-sdk/`), if it is one.
+fn unpacked_root_of(path: &Path) -> Option<&Path> {
+    path.ancestors().find(|ancestor| {
+        let in_sdk_cache = ancestor.parent().and_then(Path::file_name) == Some("sdk".as_ref());
+        let named_like_one = ancestor
+            .file_name()
+            .and_then(|name| name.to_str())
+            .and_then(|name| name.rsplit_once('-'))
+            .is_some_and(|(_, digest)| {
+                digest.len() == DIGEST_LENGTH && digest.bytes().all(|b| b.is_ascii_hexdigit())
+            });
+        in_sdk_cache && named_like_one && path.starts_with(ancestor.join("guest-sdk"))
+    })
+}
+
 /// `BENCH_SDK_DIR`, canonical, when it holds every SDK.
 fn checked(dir: PathBuf) -> Result<PathBuf> {
     let root = std::fs::canonicalize(&dir).unwrap_or(dir);
@@ -76,7 +128,7 @@ fn missing_sdks(root: &Path) -> Vec<&'static str> {
 /// staging folder and renamed into place, so a folder that exists is complete (two benches
 /// unpacking at once both succeed).
 fn unpacked(sdk_cache: &Path) -> Result<PathBuf> {
-    let root = sdk_cache.join(format!("{}-{}", env!("CARGO_PKG_VERSION"), digest()));
+    let root = sdk_cache.join(unpacked_name());
     if root.is_dir() {
         return Ok(root);
     }
@@ -102,8 +154,16 @@ fn unpacked(sdk_cache: &Path) -> Result<PathBuf> {
     }
 }
 
-/// The first 12 hex digits of a digest of the embedded sources: a bench with other SDK
-/// sources (even of the same version) unpacks beside this one.
+/// The name of the folder the embedded SDKs unpack into: `<version>-<digest>`.
+fn unpacked_name() -> String {
+    format!("{}-{}", env!("CARGO_PKG_VERSION"), digest())
+}
+
+/// How many hex digits of the sources' digest name their folder.
+const DIGEST_LENGTH: usize = 12;
+
+/// The first [`DIGEST_LENGTH`] hex digits of a digest of the embedded sources: a bench with
+/// other SDK sources (even of the same version) unpacks beside this one.
 fn digest() -> String {
     let mut hasher = Sha256::new();
     for (name, bytes) in FILES {
@@ -112,7 +172,7 @@ fn digest() -> String {
         hasher.update((bytes.len() as u64).to_le_bytes());
         hasher.update(bytes);
     }
-    hex::encode(hasher.finalize())[..12].to_owned()
+    hex::encode(hasher.finalize())[..DIGEST_LENGTH].to_owned()
 }
 
 #[cfg(test)]
@@ -193,6 +253,51 @@ mod tests {
         assert_eq!(std::fs::read(&lib).unwrap(), b"changed", "unpacked twice");
         let entries = std::fs::read_dir(cache.path()).unwrap().count();
         assert_eq!(entries, 1, "a staging folder was left behind");
+    }
+
+    #[test]
+    fn a_cleared_cache_is_refilled_for_a_project_that_names_it() {
+        let dir = tempfile::TempDir::new().unwrap();
+        let sdk_cache = dir.path().join("sdk");
+        let root = sdk_cache.join(unpacked_name());
+        let manifest = dir.path().join("package.json");
+        let js = root.join("guest-sdk/js");
+        let elsewhere = dir.path().join("elsewhere/guest-sdk");
+        std::fs::write(
+            &manifest,
+            format!(
+                "{{\"devDependencies\": {{\"@bench/task\": \"file:{}\", \"x\": \"{}\"}}}}",
+                js.display(),
+                elsewhere.display()
+            ),
+        )
+        .unwrap();
+        restore_for(&manifest).unwrap();
+        assert!(missing_sdks(&root).is_empty());
+        assert!(
+            !elsewhere.exists(),
+            "a path outside the SDK cache was written"
+        );
+    }
+
+    #[test]
+    fn another_bench_version_s_cleared_sdk_is_an_error_naming_both_paths() {
+        let dir = tempfile::TempDir::new().unwrap();
+        let gone = dir.path().join("sdk/0.0.1-0123456789ab/guest-sdk");
+        let manifest = dir.path().join("Cargo.toml");
+        let text = format!(
+            "[dependencies]\nbench-guest = {{ path = \"{}\" }}\n",
+            gone.display()
+        );
+        std::fs::write(&manifest, text).unwrap();
+        let error = restore_for(&manifest).unwrap_err().to_string();
+        assert!(error.contains(&gone.display().to_string()), "{error}");
+        let ours = Sdk::locate().unwrap().rust();
+        assert!(
+            error.ends_with(&format!("point it at {}", ours.display())),
+            "{error}"
+        );
+        assert!(!gone.exists());
     }
 
     #[test]
