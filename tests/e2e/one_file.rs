@@ -1,6 +1,6 @@
 //! End-to-end: one task file (`hello.bench.js`, `hello.bench.ts`, `task.py`) runs without a
 //! project; bench builds it in a project of its own in the cache and rebuilds only when the
-//! file changed. A file of another kind is refused before anything is built.
+//! file (or, for JavaScript, a module or package it imports) changed. A file of another kind is refused before anything is built.
 
 use crate::support::{
     bench::{run_bench, Run},
@@ -39,15 +39,19 @@ fn run_file(file: &Path, out: &str) -> Run {
     run
 }
 
-/// The component bench built for the file whose text is `source`: the one project in the
-/// cache holding a copy of it.
-fn built_component(file_name: &str, source: &str) -> PathBuf {
+/// The component bench built for the JavaScript/TypeScript `file`: the one project in the
+/// cache whose `main` it is.
+fn built_component(file: &Path) -> PathBuf {
+    let file = std::fs::canonicalize(file).unwrap();
     let tasks = root().join("target/bench-cache/tasks");
     let projects: Vec<PathBuf> = std::fs::read_dir(tasks)
         .unwrap()
         .map(|entry| entry.unwrap().path())
         .filter(|project| {
-            std::fs::read_to_string(project.join(file_name)).is_ok_and(|text| text == source)
+            std::fs::read_to_string(project.join("package.json"))
+                .ok()
+                .and_then(|text| serde_json::from_str::<serde_json::Value>(&text).ok())
+                .is_some_and(|package| package["main"] == file.to_str().unwrap())
         })
         .collect();
     assert_eq!(projects.len(), 1, "{projects:?}");
@@ -73,7 +77,7 @@ fn a_js_file_runs_and_is_rebuilt_only_when_it_changes() {
     std::fs::write(&file, &source).unwrap();
     let run = run_file(&file, "first");
     assert_eq!(run.lines()[0], format!("{name} (self-contained)"));
-    let component = built_component("hello.bench.js", &source);
+    let component = built_component(&file);
     let built = modified(&component);
 
     run_file(&file, "second");
@@ -94,6 +98,73 @@ fn a_ts_file_runs() {
     std::fs::write(&file, task_source("ts/task.bench.ts", &name)).unwrap();
     let run = run_file(&file, "results");
     assert_eq!(run.lines()[0], format!("{name} (self-contained)"));
+}
+
+/// A task file that imports a module beside it and a package installed next to it.
+const TASK_WITH_IMPORTS: &str = r#"import { defineBenchmarkConfig, defineTask } from '@bench/task';
+import { label } from './label';
+import { double } from 'tiny-math';
+
+export const config = defineBenchmarkConfig({
+  benchmarkSlug: 'imports',
+  benchmarkName: 'Imports',
+  participants: [{ name: 'local', requiredEnvVars: [] }],
+  iterations: 2,
+});
+
+export const task = defineTask(async (ctx) => {
+  await ctx.step('work', () => ctx.measure({ value: double(21) }));
+  return { data: { label } };
+});
+"#;
+
+#[test]
+fn a_ts_file_imports_modules_beside_it_and_packages_above_it_and_is_rebuilt_when_they_change() {
+    let dir = TempDir::new().unwrap();
+    let file = dir.path().join("imports.bench.ts");
+    std::fs::write(&file, TASK_WITH_IMPORTS).unwrap();
+    let label = dir.path().join("label.ts");
+    std::fs::write(&label, "export const label: string = 'first';\n").unwrap();
+    let package = dir.path().join("node_modules/tiny-math");
+    std::fs::create_dir_all(&package).unwrap();
+    std::fs::write(
+        package.join("package.json"),
+        r#"{"name": "tiny-math", "version": "1.0.0", "main": "index.js"}"#,
+    )
+    .unwrap();
+    std::fs::write(package.join("index.js"), "exports.double = (n) => n * 2;\n").unwrap();
+    let run_into = |out: &str| {
+        let run = run_bench(dir.path(), &["run", file.to_str().unwrap(), "--out", out]);
+        assert_eq!(run.code, Some(0), "{}", run.stderr);
+        let records = records(&dir.path().join(out));
+        assert_eq!(records.len(), 2);
+        (
+            records[0]["data"]["label"].as_str().unwrap().to_owned(),
+            step(&records[0], "work")["data"]["value"].clone(),
+        )
+    };
+    assert_eq!(run_into("first"), ("first".to_owned(), json!(42)));
+    let component = built_component(&file);
+    let built = modified(&component);
+
+    assert_eq!(run_into("again"), ("first".to_owned(), json!(42)));
+    assert_eq!(modified(&component), built, "rebuilt without a change");
+
+    std::fs::write(&label, "export const label: string = 'second';\n").unwrap();
+    assert_eq!(run_into("label"), ("second".to_owned(), json!(42)));
+    let relabelled = modified(&component);
+    assert_ne!(
+        relabelled, built,
+        "not rebuilt after the module beside it changed"
+    );
+
+    std::fs::write(package.join("index.js"), "exports.double = (n) => n * 3;\n").unwrap();
+    assert_eq!(run_into("package"), ("second".to_owned(), json!(63)));
+    assert_ne!(
+        modified(&component),
+        relabelled,
+        "not rebuilt after the package changed"
+    );
 }
 
 #[test]

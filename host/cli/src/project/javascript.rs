@@ -7,7 +7,7 @@
 use super::fingerprint::Fingerprint;
 use super::progress::BuildProgress;
 use super::weval::JsCompilation;
-use super::{build_if_changed, sdk, tool, wit};
+use super::{build_if_changed, sdk, tool, wit, Built};
 use anyhow::{bail, Context as _, Result};
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -63,26 +63,48 @@ pub(super) fn build(dir: &Path, progress: BuildProgress) -> Result<PathBuf> {
     let mut inputs: Vec<&str> = wit::contents().collect();
     inputs.extend(tool_versions.iter().map(String::as_str));
     inputs.push(&compilation_key);
-    let fingerprint = Fingerprint::of(&[dir, &sdk], inputs)?;
+    let sources = Fingerprint::of(&[dir, &sdk], inputs)?;
+    // The files the last bundle read besides these (modules outside the project, packages).
+    let read_before = Fingerprint::files_read_for(&super::component_path(dir));
+    let fingerprint = sources.clone().and_files(read_before);
     build_if_changed(dir, &fingerprint, |staging| {
-        let tools = [esbuild.as_path(), componentize.as_path()];
-        build_in(dir, &manifest.entry, staging, tools, &compilation, progress)
+        let bundle = bundle(dir, &manifest.entry, staging, &esbuild, progress)?;
+        Ok(Built {
+            component: componentize_bundle(
+                dir,
+                &bundle,
+                staging,
+                &componentize,
+                &compilation,
+                progress,
+            )?,
+            // Read again now: a change during the build shows at the next one.
+            fingerprint: sources.and_files(bundle.read),
+        })
     })
 }
 
-fn build_in(
+/// An esbuild bundle of the task module and the files it was made from.
+struct Bundle {
+    file: PathBuf,
+    /// Every file esbuild read (the staging entry module left out).
+    read: Vec<PathBuf>,
+}
+
+/// Bundles the task module with esbuild. Its imports resolve from where it is, packages
+/// also from the `node_modules` the project has the SDK in (so a task module outside the
+/// project still finds the SDK).
+fn bundle(
     dir: &Path,
     entry: &Path,
     staging: &Path,
-    [esbuild, componentize]: [&Path; 2],
-    compilation: &JsCompilation,
+    esbuild: &Path,
     progress: BuildProgress,
-) -> Result<PathBuf> {
-    let wit_dir = staging.join("wit");
-    wit::write(&wit_dir)?;
+) -> Result<Bundle> {
     let shim = staging.join("entry.js");
     std::fs::write(&shim, entry_shim(entry))?;
-    let bundle = staging.join("bundle.js");
+    let file = staging.join("bundle.js");
+    let metafile = staging.join("meta.json");
     let mut bundler = Command::new(esbuild);
     bundler.arg(&shim).args([
         "--bundle",
@@ -93,12 +115,53 @@ fn build_in(
         "--external:wasi:*",
         "--log-level=warning",
     ]);
-    bundler.arg(format!("--outfile={}", bundle.display()));
+    bundler.arg(format!("--outfile={}", file.display()));
+    bundler.arg(format!("--metafile={}", metafile.display()));
+    if let Some(modules) = tool::node_modules_with(dir, SDK_PACKAGE) {
+        bundler.env("NODE_PATH", modules);
+    }
     tool::run(bundler, dir, ESBUILD, "npm install", progress)?;
+    let read = files_in_metafile(dir, &metafile)?
+        .into_iter()
+        .filter(|file| !file.starts_with(staging))
+        .collect();
+    Ok(Bundle { file, read })
+}
+
+/// The input files an esbuild metafile lists (its paths are relative to `dir`, where esbuild
+/// ran), canonical.
+fn files_in_metafile(dir: &Path, metafile: &Path) -> Result<Vec<PathBuf>> {
+    let text = std::fs::read_to_string(metafile)
+        .with_context(|| format!("esbuild wrote no {}", metafile.display()))?;
+    let meta: serde_json::Value = serde_json::from_str(&text)
+        .with_context(|| format!("{} is not valid JSON", metafile.display()))?;
+    let mut files: Vec<PathBuf> = meta["inputs"]
+        .as_object()
+        .into_iter()
+        .flat_map(|inputs| inputs.keys())
+        .filter_map(|input| std::fs::canonicalize(dir.join(input)).ok())
+        .filter(|file| file.is_file())
+        .collect();
+    files.sort();
+    files.dedup();
+    Ok(files)
+}
+
+/// Turns the bundle into the task component with componentize-js.
+fn componentize_bundle(
+    dir: &Path,
+    bundle: &Bundle,
+    staging: &Path,
+    componentize: &Path,
+    compilation: &JsCompilation,
+    progress: BuildProgress,
+) -> Result<PathBuf> {
+    let wit_dir = staging.join("wit");
+    wit::write(&wit_dir)?;
     let component = staging.join("task.wasm");
     let mut componentizer = Command::new(componentize);
     componentizer
-        .arg(&bundle)
+        .arg(&bundle.file)
         .arg("--wit")
         .arg(&wit_dir)
         .args(["--world-name", wit::JS_WORLD, "-o"])

@@ -84,13 +84,19 @@ fn component_path(project: &Path) -> PathBuf {
     project.join("target").join("bench").join("task.wasm")
 }
 
+/// What a build made: the component and the fingerprint of what it was built from.
+struct Built {
+    component: PathBuf,
+    fingerprint: Fingerprint,
+}
+
 /// Returns the project's component when it was built from these inputs; else runs `build`
 /// in a staging folder of this process (concurrent builds never see each other's files),
-/// moves the component it returns into place and records the fingerprint.
+/// moves the component it returns into place and records its fingerprint.
 fn build_if_changed(
     project: &Path,
     fingerprint: &Fingerprint,
-    build: impl FnOnce(&Path) -> Result<PathBuf>,
+    build: impl FnOnce(&Path) -> Result<Built>,
 ) -> Result<PathBuf> {
     let component = component_path(project);
     if fingerprint.is_current(&component) {
@@ -99,8 +105,8 @@ fn build_if_changed(
     let staging = component.with_file_name(format!("build-{}", std::process::id()));
     std::fs::create_dir_all(&staging)?;
     let result = build(&staging).and_then(|built| {
-        std::fs::rename(built, &component)?;
-        fingerprint.save(&component)?;
+        std::fs::rename(built.component, &component)?;
+        built.fingerprint.save(&component)?;
         Ok(component)
     });
     let _ = std::fs::remove_dir_all(&staging);

@@ -1,7 +1,9 @@
 //! One-file tasks (`bench run hello.bench.ts`, `task.py`): bench keeps a build project for
-//! the file in its cache, keyed by the file's path, copies the file in before each build and
-//! builds it as any project (rebuilt only when the file, the SDK or the toolchain changed).
-//! The file stands alone: it imports only the SDK (and, for Python, installed packages).
+//! the file in its cache, keyed by the file's path, and builds it as any project (rebuilt
+//! only when what it was built from, the SDK or the toolchain changed). A JavaScript or
+//! TypeScript file is the project's `main` where it is, so it may import the modules beside
+//! it and the packages installed above it; a Python file is copied in and imports only the
+//! SDK and installed packages.
 
 use super::cache;
 use super::sdk::Sdk;
@@ -50,22 +52,19 @@ impl TaskFile {
 pub(super) fn project_for(file: &Path, kind: TaskFile) -> Result<PathBuf> {
     let file =
         std::fs::canonicalize(file).with_context(|| format!("cannot read {}", file.display()))?;
-    let source = std::fs::read(&file).with_context(|| format!("cannot read {}", file.display()))?;
     let project = cache::dir()?.join("tasks").join(project_name(&file));
     std::fs::create_dir_all(&project)
         .with_context(|| format!("cannot create {}", project.display()))?;
-    let file_name = file
-        .file_name()
-        .context("a task file has a name")?
-        .to_string_lossy()
-        .into_owned();
     match kind {
         TaskFile::JavaScript => {
-            write_if_changed(&project.join(&file_name), &source)?;
-            let manifest = package_json(&file_name, &Sdk::locate()?.js());
+            let manifest = package_json(&file, &Sdk::locate()?.js());
             write_if_changed(&project.join("package.json"), manifest.as_bytes())?;
         }
-        TaskFile::Python => write_if_changed(&project.join(super::python::APP_FILE), &source)?,
+        TaskFile::Python => {
+            let source =
+                std::fs::read(&file).with_context(|| format!("cannot read {}", file.display()))?;
+            write_if_changed(&project.join(super::python::APP_FILE), &source)?
+        }
         TaskFile::Component => bail!("{} is a component, not a task file", file.display()),
     }
     Ok(project)
@@ -85,15 +84,15 @@ fn project_name(file: &Path) -> String {
     format!("{stem}-{}", &digest[..16])
 }
 
-/// The package of a one-file JavaScript/TypeScript task: the file is `main`, with the
-/// toolchain versions `bench new` projects use.
-fn package_json(main: &str, js_sdk: &Path) -> String {
+/// The package of a one-file JavaScript/TypeScript task: the file (by its full path) is
+/// `main`, with the toolchain versions `bench new` projects use.
+fn package_json(main: &Path, js_sdk: &Path) -> String {
     let package = serde_json::json!({
         "name": "bench-one-file-task",
         "version": "0.1.0",
         "private": true,
         "type": "module",
-        "main": main,
+        "main": main.to_string_lossy(),
         "devDependencies": {
             "@bench/task": format!("file:{}", js_sdk.display()),
             "@bytecodealliance/componentize-js": COMPONENTIZE_JS_VERSION,
@@ -148,9 +147,10 @@ mod tests {
 
     #[test]
     fn the_package_makes_the_file_its_main() {
+        let main = Path::new("/work/t.bench.ts");
         let package: serde_json::Value =
-            serde_json::from_str(&package_json("t.bench.ts", Path::new("/sdk/js"))).unwrap();
-        assert_eq!(package["main"], "t.bench.ts");
+            serde_json::from_str(&package_json(main, Path::new("/sdk/js"))).unwrap();
+        assert_eq!(package["main"], "/work/t.bench.ts");
         assert_eq!(package["devDependencies"]["@bench/task"], "file:/sdk/js");
         assert_eq!(package["devDependencies"]["esbuild"], ESBUILD_VERSION);
     }

@@ -5,7 +5,7 @@
 use super::fingerprint::Fingerprint;
 use super::progress::BuildProgress;
 use super::sdk::Sdk;
-use super::{build_if_changed, tool, wit};
+use super::{build_if_changed, tool, wit, Built};
 use anyhow::{bail, Context as _, Result};
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -34,7 +34,10 @@ pub(super) fn build(dir: &Path, progress: BuildProgress) -> Result<PathBuf> {
     let sdk = Sdk::locate()?.python();
     let fingerprint = Fingerprint::of(&[dir, &sdk], wit::contents().chain([SHIM]))?;
     build_if_changed(dir, &fingerprint, |staging| {
-        build_in(dir, &sdk, staging, progress)
+        Ok(Built {
+            component: build_in(dir, &sdk, staging, progress)?,
+            fingerprint: fingerprint.clone(),
+        })
     })
 }
 

@@ -59,8 +59,13 @@ pub(super) fn node_bin(dir: &Path, name: &str) -> Option<PathBuf> {
 /// A package installed by npm, resolved like node does (nearest `node_modules` first),
 /// with symlinks (workspace and `file:` packages) followed.
 pub(super) fn node_package(dir: &Path, name: &str) -> Option<PathBuf> {
+    let package = node_modules_with(dir, name)?.join(name);
+    Some(std::fs::canonicalize(&package).unwrap_or(package))
+}
+
+/// The `node_modules` folder node would load package `name` from for a module in `dir`.
+pub(super) fn node_modules_with(dir: &Path, name: &str) -> Option<PathBuf> {
     dir.ancestors()
-        .map(|ancestor| ancestor.join("node_modules").join(name))
-        .find(|package| package.join("package.json").is_file())
-        .map(|package| std::fs::canonicalize(&package).unwrap_or(package))
+        .map(|ancestor| ancestor.join("node_modules"))
+        .find(|modules| modules.join(name).join("package.json").is_file())
 }
