@@ -106,6 +106,7 @@ fn ctrl_c_stops_scheduling_lets_running_tasks_finish_and_keeps_the_results() {
     assert_eq!(run_json["tasks"]["total"], records.len());
     let summary = read_json(&results.join("summary.json"));
     assert_eq!(summary["run"]["interrupted"], true);
+    assert_eq!(summary["interrupted"], true);
     assert!(run
         .stdout
         .contains(&format!("  Done: {0}/{0} succeeded.", records.len())));

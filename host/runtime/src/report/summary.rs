@@ -3,7 +3,8 @@
 //!
 //! With `scoring` it is upstream's run summary `{ run, results, scoring }` (spec §4.8) plus
 //! `percentileMethod`; without, `{ run, participants, percentileMethod }` with each
-//! participant's plain numbers.
+//! participant's plain numbers. A run with a load model adds `load`, a stopped run
+//! `"interrupted": true`.
 
 use super::load::{LoadSummary, RESPONSE_TIME, SERVICE_TIME};
 use super::origin;
@@ -157,6 +158,10 @@ impl Summary {
         if let Some(load) = &self.load {
             summary.insert("load".into(), load.to_json());
         }
+        // A stopped run says so at the top too, not only in the `run` object it sends.
+        if self.run.get("interrupted") == Some(&Value::Bool(true)) {
+            summary.insert("interrupted".into(), true.into());
+        }
         Value::Object(summary)
     }
 
@@ -275,6 +280,20 @@ mod tests {
         assert_eq!(json["participants"][1]["participant"], "r2");
         assert_eq!(json["participants"][1]["successRate"], 0);
         assert!(summary.overall_rows().is_empty());
+    }
+
+    #[test]
+    fn a_stopped_run_is_marked_at_the_top_and_in_its_run_object() {
+        let mut manifest = manifest(None);
+        manifest.interrupted = true;
+        let json = Summary::new(&manifest, tally(&manifest)).unwrap().to_json();
+        let keys: Vec<&String> = json.as_object().unwrap().keys().collect();
+        assert_eq!(
+            keys,
+            ["run", "participants", "percentileMethod", "interrupted"]
+        );
+        assert_eq!(json["interrupted"], true);
+        assert_eq!(json["run"]["interrupted"], true);
     }
 
     #[test]
