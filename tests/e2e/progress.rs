@@ -55,6 +55,11 @@ fn a_terminal_shows_a_progress_bar_instead_of_task_lines() {
         "tasks per second: {}",
         run.stdout
     );
+    // The live median in a unit that fits, from the tasks' µs-fine durations.
+    let mut median = run.stdout.rsplit("p50 ").next().unwrap().split_whitespace();
+    let (value, unit) = (median.next().unwrap(), median.next().unwrap());
+    assert_eq!(unit, "ms", "{}", run.stdout);
+    assert!(value.parse::<f64>().unwrap() >= 20.0, "{}", run.stdout);
     assert!(!run.stdout.contains("Task 1/20"), "{}", run.stdout);
     assert!(run.stdout.contains("  Done: 20/20 succeeded."));
     assert!(run.stdout.contains("Results: tty"));

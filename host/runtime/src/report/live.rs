@@ -47,7 +47,11 @@ impl LiveStats {
             return;
         }
         let live = self.participant(participant);
-        live.record(LATENCY, record.latency_ms);
+        // The task's monotonic duration where it has one (µs-fine), else its whole ms.
+        let latency = record
+            .duration_us
+            .map_or(record.latency_ms, |us| us / 1000.0);
+        live.record(LATENCY, latency);
         if let Some(arrival) = &record.arrival {
             live.record(RESPONSE_TIME, arrival.response_time_ms);
             live.record(SERVICE_TIME, arrival.service_time_ms);
@@ -139,6 +143,20 @@ mod tests {
         assert!((line.p99 - 990.0).abs() <= 1.0, "{line:?}");
         assert_eq!(live.samples("a", LATENCY), 1000, "failures are left out");
         assert_eq!(live.line("b", LATENCY), None);
+    }
+
+    #[test]
+    fn the_latency_is_the_task_s_monotonic_duration_where_it_has_one() {
+        let mut live = LiveStats::default();
+        for us in [7.0, 8.0, 9.0] {
+            let mut record = TaskRecord::bare(0, Status::Success, 0.0);
+            record.duration_us = Some(us);
+            live.add("a", &record);
+        }
+        live.add("b", &TaskRecord::bare(0, Status::Success, 3.0));
+        let p50 = |participant: &str| live.line(participant, LATENCY).unwrap().p50;
+        assert_eq!(p50("a"), 0.008);
+        assert!((p50("b") - 3.0).abs() <= 0.003, "{}", p50("b"));
     }
 
     #[test]

@@ -8,6 +8,7 @@
 use super::live::LiveStats;
 use super::load::RESPONSE_TIME;
 use super::participants::LATENCY;
+use super::timing::duration;
 use crate::events::{RunEvent, RunObserver};
 use anyhow::Result;
 use indicatif::{ProgressBar, ProgressState, ProgressStyle};
@@ -108,7 +109,8 @@ impl ProgressBars {
         let live = (self.participant.as_deref())
             .and_then(|participant| self.live.line(participant, headline));
         if let Some(line) = live {
-            message.push_str(&format!("p50 {:.1}ms p99 {:.1}ms ", line.p50, line.p99));
+            let (p50, p99) = (duration(line.p50), duration(line.p99));
+            message.push_str(&format!("p50 {p50} p99 {p99} "));
         }
         if self.failed > 0 {
             message.push_str(&format!("{} failed ", self.failed));
@@ -185,7 +187,7 @@ mod tests {
         }
         let bar = bars.bar.clone().unwrap();
         assert_eq!((bar.position(), bar.length()), (3, Some(10)));
-        assert_eq!(bar.message(), "p50 1.0ms p99 1.0ms 2 failed ");
+        assert_eq!(bar.message(), "p50 1 ms p99 1 ms 2 failed ");
         assert_eq!(bar.prefix(), "a");
         bars.observe(RunEvent::ParticipantFinished {
             participant: "a",
@@ -245,7 +247,7 @@ mod tests {
         })
         .unwrap();
         let bar = bars.bar.clone().unwrap();
-        assert_eq!(bar.message(), "p50 250.0ms p99 250.0ms 1 dropped ");
+        assert_eq!(bar.message(), "p50 250 ms p99 250 ms 1 dropped ");
         assert_eq!(bar.position(), 2, "a dropped arrival is done too");
     }
 

@@ -245,7 +245,7 @@ fn elapsed_seconds(manifest: &RunManifest) -> Option<f64> {
 
 /// Milliseconds in a unit that fits: `850 µs`, `12.3 ms`, `1.23 s`, `2 m 05 s` (`durationUs`
 /// times tasks to the nanosecond; older records' whole milliseconds show as such).
-fn duration(ms: f64) -> String {
+pub(super) fn duration(ms: f64) -> String {
     if ms < 1.0 {
         format!("{} \u{b5}s", three_digits(ms * 1000.0))
     } else if ms < 1000.0 {
