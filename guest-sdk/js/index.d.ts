@@ -102,3 +102,6 @@ export class TaskError extends Error {
   data: Record<string, unknown> | undefined;
   steps: TaskStepRecord[] | undefined;
 }
+
+/** The @benchsdk/runner version whose task API this SDK implements (`"0.3.0"`). */
+export const BENCHSDK_RUNNER_VERSION: string;

@@ -91,13 +91,27 @@ fn a_js_file_runs_and_is_rebuilt_only_when_it_changes() {
 }
 
 #[test]
-fn a_ts_file_runs() {
+fn a_ts_file_written_for_upstream_runs_unchanged() {
     let dir = TempDir::new().unwrap();
     let file = dir.path().join("hello.bench.ts");
     let name = unique_name(&dir);
-    std::fs::write(&file, task_source("ts/task.bench.ts", &name)).unwrap();
+    let source = task_source("ts/task.bench.ts", &name)
+        .replace(
+            "import { defineBenchmarkConfig, defineTask } from '@bench/task';",
+            "import { defineBenchmarkConfig, defineTask, BENCHSDK_RUNNER_VERSION } \
+             from '@benchsdk/runner';",
+        )
+        .replace(
+            "participant: ctx.participant.name",
+            "participant: ctx.participant.name, agent: `benchsdk-runner/${BENCHSDK_RUNNER_VERSION}`",
+        );
+    assert!(source.contains("from '@benchsdk/runner'"), "{source}");
+    assert!(source.contains("agent: "), "{source}");
+    std::fs::write(&file, source).unwrap();
     let run = run_file(&file, "results");
     assert_eq!(run.lines()[0], format!("{name} (self-contained)"));
+    let records = records(&dir.path().join("results"));
+    assert_eq!(records[0]["data"]["agent"], "benchsdk-runner/0.3.0");
 }
 
 /// A task file that imports a module beside it and a package installed next to it.

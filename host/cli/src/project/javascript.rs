@@ -22,6 +22,9 @@ pub(crate) const PREVIEW2_SHIM_VERSION: &str = "0.25.0";
 pub(crate) const ESBUILD_VERSION: &str = "0.25.12";
 /// The SDK package's name.
 pub(super) const SDK_PACKAGE: &str = "@bench/task";
+/// The upstream runner's package: a task module importing it gets the SDK, so a
+/// `*.bench.ts` written for upstream bundles unchanged.
+const UPSTREAM_PACKAGE: &str = "@benchsdk/runner";
 
 const COMPONENTIZE_JS: &str = "componentize-js";
 /// The build step of componentize-js with AOT compilation.
@@ -93,7 +96,7 @@ struct Bundle {
 
 /// Bundles the task module with esbuild. Its imports resolve from where it is, packages
 /// also from the `node_modules` the project has the SDK in (so a task module outside the
-/// project still finds the SDK).
+/// project still finds the SDK); `@benchsdk/runner` is the SDK.
 fn bundle(
     dir: &Path,
     entry: &Path,
@@ -117,6 +120,7 @@ fn bundle(
     ]);
     bundler.arg(format!("--outfile={}", file.display()));
     bundler.arg(format!("--metafile={}", metafile.display()));
+    bundler.arg(format!("--alias:{UPSTREAM_PACKAGE}={SDK_PACKAGE}"));
     if let Some(modules) = tool::node_modules_with(dir, SDK_PACKAGE) {
         bundler.env("NODE_PATH", modules);
     }
