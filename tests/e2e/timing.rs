@@ -109,8 +109,7 @@ fn a_no_op_task_shows_its_latency_in_microseconds() {
     let args = ["run", noop.to_str().unwrap(), "--iterations", "200"];
     let run = run_bench(dir.path(), &[&args[..], &["--out", "results"]].concat());
     assert_eq!(run.code, Some(0), "{}", run.stderr);
-    let line = run
-        .lines()
+    let line = timing_lines(&run.stdout)
         .into_iter()
         .find(|line| line.contains(": latency "))
         .unwrap_or_else(|| panic!("a latency line: {}", run.stdout))

@@ -66,10 +66,15 @@ pub struct StepRecord {
 }
 
 impl StepRecord {
+    /// The step's `durationUs` in milliseconds, when it has one.
+    pub(crate) fn duration_ms(&self) -> Option<f64> {
+        self.duration_us.map(|us| us / 1000.0)
+    }
+
     /// The step's latency in milliseconds at the finest resolution the record has: its
     /// `durationUs` when present, else `latencyMs`.
     pub(crate) fn fine_latency_ms(&self) -> Option<f64> {
-        self.duration_us.map(|us| us / 1000.0).or(self.latency_ms)
+        self.duration_ms().or(self.latency_ms)
     }
 }
 
@@ -215,7 +220,12 @@ impl TaskRecord {
     /// The task's latency in milliseconds at the finest resolution the record has: its
     /// `durationUs` when present, else `latencyMs`.
     pub(crate) fn fine_latency_ms(&self) -> f64 {
-        self.duration_us.map_or(self.latency_ms, |us| us / 1000.0)
+        self.duration_ms().unwrap_or(self.latency_ms)
+    }
+
+    /// The task's `durationUs` in milliseconds, when it has one.
+    pub(crate) fn duration_ms(&self) -> Option<f64> {
+        self.duration_us.map(|us| us / 1000.0)
     }
 
     /// Whether the task succeeded.

@@ -306,7 +306,7 @@ impl ParticipantColumns {
                 None,
             );
         }
-        let fine = record.duration_us.map(|us| us / 1000.0);
+        let fine = record.duration_ms();
         self.push(MetricKind::Latency, "latencyMs", record.latency_ms, fine);
         for (key, value) in record.data.iter().flatten() {
             self.measure(key, value);
@@ -320,8 +320,7 @@ impl ParticipantColumns {
         for step in steps {
             if step.status == Status::Success {
                 if let Some(ms) = step.latency_ms.filter(|ms| ms.is_finite()) {
-                    let fine = step.duration_us.map(|us| us / 1000.0);
-                    self.push(MetricKind::Step, &step.name, ms, fine);
+                    self.push(MetricKind::Step, &step.name, ms, step.duration_ms());
                 }
             }
             for (key, value) in step.data.iter().flatten() {

@@ -41,17 +41,14 @@ pub(crate) struct LiveLine {
 }
 
 impl LiveStats {
-    /// Records a successful task's latency, response and service times and numeric measures.
+    /// Records a successful task's latency (at its finest resolution), response and service
+    /// times and numeric measures.
     pub(crate) fn add(&mut self, participant: &str, record: &TaskRecord) {
         if !record.is_success() {
             return;
         }
         let live = self.participant(participant);
-        // The task's monotonic duration where it has one (µs-fine), else its whole ms.
-        let latency = record
-            .duration_us
-            .map_or(record.latency_ms, |us| us / 1000.0);
-        live.record(LATENCY, latency);
+        live.record(LATENCY, record.fine_latency_ms());
         if let Some(arrival) = &record.arrival {
             live.record(RESPONSE_TIME, arrival.response_time_ms);
             live.record(SERVICE_TIME, arrival.service_time_ms);
