@@ -82,6 +82,14 @@ fn a_js_file_runs_and_is_rebuilt_only_when_it_changes() {
 
     run_file(&file, "second");
     assert_eq!(modified(&component), built, "rebuilt without a change");
+    // `bench build` takes the file as `bench run` does and names the same component.
+    let build = run_bench(dir.path(), &["build", "hello.bench.js"]);
+    assert_eq!(build.code, Some(0), "{}", build.stderr);
+    assert_eq!(
+        build.lines().last().map(PathBuf::from),
+        Some(component.clone())
+    );
+    assert_eq!(modified(&component), built, "rebuilt by bench build");
 
     let edited = source.replace(&name, &format!("{name} edited"));
     std::fs::write(&file, &edited).unwrap();

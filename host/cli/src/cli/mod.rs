@@ -76,10 +76,10 @@ enum Command {
         override_usage = "bench inspect <task.wasm | task-dir | task-file> [flags]"
     )]
     Inspect(TaskArgs),
-    /// Build a task project into a component and print its path.
+    /// Build a task project (or one task file) into a component and print its path.
     Build {
-        /// The task project directory.
-        dir: PathBuf,
+        /// The task project directory, or one JavaScript/TypeScript/Python task file.
+        task: PathBuf,
     },
     /// Create a task project (with a README) that builds and runs as it is.
     New {
@@ -161,7 +161,7 @@ impl Cli {
             Command::Worker(args) => args.execute(),
             Command::Serve(args) => block_on(args.execute()),
             Command::Platform(command) => block_on(command.execute()),
-            Command::Build { dir } => build::build(&dir),
+            Command::Build { task } => build::build(&task),
             Command::New { dir, lang } => new::new(&dir, lang),
             Command::Completions { shell } => completions(shell),
         }

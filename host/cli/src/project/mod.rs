@@ -49,7 +49,7 @@ impl Language {
     }
 }
 
-/// Resolves what `bench run`/`bench check` were given: a `.wasm` file as is; a project
+/// Resolves what `bench run`/`check`/`build` were given: a `.wasm` file as is; a project
 /// directory, or one JavaScript/TypeScript/Python task file, built first.
 pub(crate) fn resolve_task(path: &Path, progress: BuildProgress) -> Result<PathBuf> {
     if path.is_dir() {
@@ -66,7 +66,7 @@ pub(crate) fn resolve_task(path: &Path, progress: BuildProgress) -> Result<PathB
 
 /// Builds a task project and returns the component's path; `progress` shows the steps
 /// (and the tools' output) on stderr.
-pub(crate) fn build(dir: &Path, progress: BuildProgress) -> Result<PathBuf> {
+fn build(dir: &Path, progress: BuildProgress) -> Result<PathBuf> {
     match Language::detect(dir) {
         Some(Language::Rust) => rust::build(dir, progress),
         Some(Language::JavaScript) => javascript::build(dir, progress),
