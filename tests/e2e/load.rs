@@ -3,11 +3,13 @@
 //! arrivals with no free sandbox are dropped and counted; ramping stages start the planned
 //! count per stage; warm-up records are kept but not summarized; `--shuffle` changes the
 //! round order and a seed repeats it; an uploaded arrival-rate run is complete with the
-//! tasks it started. The latency is the test's: the `sleeper` guest's
-//! `--sleep-ms`, or a local HTTP server the test stalls on purpose.
+//! tasks it started; the records carry their start lag and a stalled arrival thread (the
+//! process paused by the test) shows as late starts in the summary and a warning. The
+//! latency is the test's: the `sleeper` guest's `--sleep-ms`, or a local HTTP server the
+//! test stalls on purpose.
 
 use crate::support::{
-    bench::{run_bench, run_command, Run},
+    bench::{bench, run_bench, run_command, Run},
     guests::test_guest,
     platform::{platform_bench, run_id, Server},
     results::{read_json, records},
@@ -114,6 +116,98 @@ fn a_constant_rate_starts_its_tasks_on_the_grid() {
     assert_eq!(load["intended"], 300);
     assert_eq!(load["dropped"], 0);
     assert_eq!(load["started"], records.len());
+}
+
+#[test]
+fn start_lags_are_recorded_and_a_stalled_arrival_thread_is_reported() {
+    let dir = TempDir::new().unwrap();
+    let wasm = test_guest("sleeper");
+    let out = dir.path().join("stalled");
+    let child = bench(dir.path())
+        .args([
+            "run",
+            wasm.to_str().unwrap(),
+            "--out",
+            "stalled",
+            "--rate",
+            "200/s",
+        ])
+        .args([
+            "--duration",
+            "2s",
+            "--pre-allocated",
+            "4",
+            "--max-sandboxes",
+            "100",
+        ])
+        .args(["--sleep-ms", "1"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Once arrivals are under way, stop the whole process (its arrival thread with it)
+    // for 300 ms.
+    let under_way = Instant::now();
+    while std::fs::read_to_string(out.join("records.ndjson")).map_or(0, |text| text.lines().count())
+        < 20
+    {
+        assert!(under_way.elapsed() < Duration::from_secs(120), "no records");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    let signal = |name: &str| {
+        let sent = std::process::Command::new("kill")
+            .args([name, &child.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(sent.success());
+    };
+    signal("-STOP");
+    std::thread::sleep(Duration::from_millis(300));
+    signal("-CONT");
+    let run = child.wait_with_output().unwrap();
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&run.stdout),
+        String::from_utf8_lossy(&run.stderr),
+    );
+    assert_eq!(run.status.code(), Some(0), "{stdout}\n{stderr}");
+    let lags: Vec<f64> = records(&out)
+        .iter()
+        .map(|record| {
+            record["arrival"]["startLagMs"]
+                .as_f64()
+                .expect("a start lag")
+        })
+        .collect();
+    let worst = lags.iter().copied().fold(0.0, f64::max);
+    assert!(worst >= 250.0, "the pause shows in the lags: {worst}");
+    let load = &read_json(&out.join("summary.json"))["load"]["participants"][0];
+    assert_eq!(load["startLagMs"]["max"].as_f64(), Some(worst), "{load}");
+    let late = load["lateStarts"].as_u64().unwrap();
+    assert_eq!(late, lags.iter().filter(|lag| **lag > 10.0).count() as u64);
+    assert!(
+        late > 0 && load["startLagMs"]["p50"].as_f64().unwrap() < 10.0,
+        "{load}"
+    );
+    assert!(stdout.contains("; start lag p50 "), "{stdout}");
+    assert!(
+        stderr.contains(&format!(
+            "Warning: local: {late} of {} tasks started more than 10 ms after they were due (up to {} ms late)",
+            lags.len(),
+            js_number(worst),
+        )),
+        "{stderr}"
+    );
+    let floor = &read_json(&out.join("run.json"))["instrumentFloor"];
+    assert!(floor["arrivalLagNs"].as_f64().unwrap() > 0.0, "{floor}");
+}
+
+/// A number as the console prints it (JavaScript's `String(n)` for these values).
+fn js_number(value: f64) -> String {
+    if value.fract() == 0.0 {
+        format!("{value:.0}")
+    } else {
+        value.to_string()
+    }
 }
 
 /// A loopback HTTP/1.1 server that stalls for a second: a request that arrives between 1 s

@@ -204,6 +204,12 @@ async fn run_task(task_path: &Path, argv: &[String], resumed: Option<Resumed>) -
         None => ResultsWriter::create(&dir, max_log_bytes)?,
     };
     let names: Vec<String> = available.iter().map(|p| p.name.clone()).collect();
+    let load_manifest = LoadManifest::of(&resolved.load);
+    let floor = InstrumentFloor::measure();
+    let floor = match &load_manifest {
+        Some(load) if load.is_open() => floor.with_arrival_lag(),
+        _ => floor,
+    };
     let fresh = RunManifest {
         run_config: RunConfig::new(&config, &resolved, &names),
         display: config.display.clone(),
@@ -217,10 +223,10 @@ async fn run_task(task_path: &Path, argv: &[String], resumed: Option<Resumed>) -
         log_files: renamed_log_files(names.iter().map(String::as_str)),
         interrupted: false,
         shard: flags.shard,
-        load: LoadManifest::of(&resolved.load),
+        load: load_manifest,
         warmup: (resolved.warmup > 0).then_some(resolved.warmup),
         shuffle_seed: resolved.shuffle_seed,
-        instrument_floor: Some(InstrumentFloor::measure()),
+        instrument_floor: Some(floor),
     };
     let resuming = resumed.is_some();
     let mut manifest = resumed.map_or(fresh, |resumed| resumed.manifest);

@@ -5,26 +5,112 @@
 //! opened, up to `maxSandboxes`; past that the arrival is dropped and counted
 //! ([`RunEvent::TaskDropped`], k6's `dropped_iterations`), never started late.
 //!
+//! Arrivals are timed by a thread of their own that sleeps to each due time
+//! ([`DeadlineSleeper`], not tokio's millisecond timer) and hands every arrival due by then
+//! straight to an idle sandbox: each sandbox is a long-lived *lane* (one tokio task running
+//! its tasks one after another), so an arrival costs a message, not a spawn. Lanes put
+//! themselves back on the idle board as their task ends; their records are collected at
+//! every flush tick, not one wake-up per task.
+//!
 //! Every record carries its [`ArrivalTiming`]: the response time counts from the intended
-//! start, so a stall shows in it even though the next tasks start on time in other
-//! sandboxes (no coordinated omission). Once the run's stop is thrown no task starts; the
-//! running ones finish (or are interrupted by their slot).
+//! start, so a stall (of the target, of the machine or of the arrival thread) shows in it
+//! even though the next tasks start on time in other sandboxes (no coordinated omission).
+//! Once the run's stop is thrown no task starts; the running ones finish (or are
+//! interrupted by their slot).
 
+use super::arrival_clock::DeadlineSleeper;
 use super::pacing::{flush_ticker, flushing_while};
 use super::{
-    task_finished, warmup_finished, ExecPlan, Finishes, ParticipantRun, SlotFactory, TaskRunner,
+    task_finished, warmup_finished, ExecPlan, Finishes, ParticipantRun, RunStop, SlotFactory,
+    TaskRunner,
 };
 use crate::events::{Finished, RunEvent, RunObserver};
 use crate::js;
-use crate::plan::ArrivalPlan;
+use crate::plan::{ArrivalPlan, RateProfile};
 use crate::record::{ArrivalTiming, WARMUP_PHASE};
-use anyhow::Result;
+use anyhow::{Context as _, Result};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, SystemTime};
+use tokio::sync::mpsc::{unbounded_channel, UnboundedReceiver, UnboundedSender};
 use tokio::task::JoinSet;
 use tokio::time::Instant;
 
-/// A finished task and the sandbox that ran it, back for the next arrival.
-type Returned<R> = (R, Finished);
+/// One due task: its index on the arrival schedule and when it was due.
+#[derive(Debug, Clone, Copy)]
+struct Arrival {
+    index: u32,
+    due: Instant,
+}
+
+/// A lane the arrival thread opened for an arrival that found no idle one: the collector
+/// opens its sandbox (its first arrival is already in `inbox`).
+struct OpenLane {
+    id: usize,
+    inbox: UnboundedReceiver<Arrival>,
+}
+
+/// The idle lanes, most recently used last (a warm sandbox is reused first).
+#[derive(Debug, Default)]
+struct IdleBoard(Mutex<Vec<usize>>);
+
+impl IdleBoard {
+    fn put(&self, lane: usize) {
+        self.0
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push(lane);
+    }
+
+    fn take(&self) -> Option<usize> {
+        self.0.lock().unwrap_or_else(PoisonError::into_inner).pop()
+    }
+}
+
+/// Where the arrival thread sends each arrival: an idle lane, a new lane, or the drop count.
+struct Dispatcher {
+    lanes: Vec<UnboundedSender<Arrival>>,
+    max_lanes: usize,
+    idle: Arc<IdleBoard>,
+    opens: UnboundedSender<OpenLane>,
+    /// The indexes of dropped arrivals, for the collector.
+    drops: UnboundedSender<u32>,
+}
+
+impl Dispatcher {
+    /// Hands `arrival` to an idle lane or a new one; gives it back when every lane is busy
+    /// and no other may be opened.
+    fn try_dispatch(&mut self, arrival: Arrival) -> Result<(), Arrival> {
+        if let Some(lane) = self.idle.take() {
+            // A lane only ends once this dispatcher is gone: the send cannot fail.
+            let _ = self.lanes[lane].send(arrival);
+            return Ok(());
+        }
+        if self.lanes.len() == self.max_lanes {
+            return Err(arrival);
+        }
+        let (sender, inbox) = unbounded_channel();
+        let _ = sender.send(arrival);
+        let id = self.lanes.len();
+        self.lanes.push(sender);
+        let _ = self.opens.send(OpenLane { id, inbox });
+        Ok(())
+    }
+
+    /// Counts an arrival no sandbox could take.
+    fn drop_arrival(&self, arrival: Arrival) {
+        let _ = self.drops.send(arrival.index);
+    }
+}
+
+/// What times the arrivals.
+#[derive(Debug, Clone, Copy)]
+enum Pacer {
+    /// A thread of its own sleeping to each due time ([`DeadlineSleeper`]).
+    Thread,
+    /// A tokio task on tokio's clock (unit tests pause it for exact times).
+    #[cfg(test)]
+    Tokio,
+}
 
 /// Runs one participant on the arrival schedule of `arrivals`, handing each finished task
 /// (and each dropped arrival) to the observer.
@@ -34,78 +120,191 @@ pub async fn run_arrivals<F: SlotFactory>(
     arrivals: &ArrivalPlan,
     observer: &mut dyn RunObserver,
 ) -> Result<()> {
+    run_paced(participant, plan, arrivals, observer, Pacer::Thread).await
+}
+
+async fn run_paced<F: SlotFactory>(
+    participant: &ParticipantRun<F>,
+    plan: &ExecPlan,
+    arrivals: &ArrivalPlan,
+    observer: &mut dyn RunObserver,
+    pacer: Pacer,
+) -> Result<()> {
     let name = participant.name.as_str();
     observer.observe(RunEvent::ParticipantStarted { participant: name })?;
     let total = arrivals.profile.expected_tasks() as usize;
-    let mut idle: Vec<F::Runner> = (0..arrivals.pre_allocated)
+    let mut ready: Vec<F::Runner> = (0..arrivals.pre_allocated)
         .map(|_| participant.slots.open_slot())
         .collect();
-    let mut opened = idle.len();
-    let mut running: JoinSet<Returned<F::Runner>> = JoinSet::new();
     let mut finishes = Finishes::default();
     let mut ticker = flush_ticker();
-    let stop = &plan.stop;
     if plan.warmup > 0 {
-        warm_up(&mut idle, plan, name, total, &mut ticker, observer).await?;
+        warm_up(&mut ready, plan, name, total, &mut ticker, observer).await?;
     }
-    // One wait for the stop, polled at every arrival.
-    let stopping = stop.stopping();
-    tokio::pin!(stopping);
+    let idle = Arc::new(IdleBoard::default());
+    let (finished_sender, finished) = unbounded_channel();
+    let (drops, dropped) = unbounded_channel();
+    let mut collected = Collected { finished, dropped };
+    let (opens, mut opened) = unbounded_channel();
+    let mut lanes = JoinSet::new();
+    let mut senders = Vec::new();
+    for slot in ready {
+        let (sender, inbox) = unbounded_channel();
+        let id = senders.len();
+        senders.push(sender);
+        idle.put(id);
+        lanes.spawn(lane(slot, id, inbox, idle.clone(), finished_sender.clone()));
+    }
+    let dispatcher = Dispatcher {
+        lanes: senders,
+        max_lanes: (arrivals.max_sandboxes as usize).max(1),
+        idle: idle.clone(),
+        opens,
+        drops,
+    };
     let start = Instant::now();
-    'arrivals: for (index, offset) in arrivals.profile.arrivals().enumerate() {
-        let due = start + offset;
-        let wait = tokio::time::sleep_until(due);
-        tokio::pin!(wait);
-        loop {
-            tokio::select! {
-                biased;
-                () = &mut stopping => break 'arrivals,
-                Some(joined) = running.join_next() => {
-                    let (slot, finished) = joined?;
-                    idle.push(slot);
-                    task_finished(observer, name, finished, total, &mut finishes)?;
+    let profile = arrivals.profile.clone();
+    let stop = plan.stop.clone();
+    match pacer {
+        Pacer::Thread => {
+            let thread = std::thread::Builder::new().name(format!("bench-arrivals-{name}"));
+            let spawned = thread.spawn(move || pace_on_thread(dispatcher, &profile, start, &stop));
+            drop(spawned.context("could not start the arrival thread")?);
+        }
+        #[cfg(test)]
+        Pacer::Tokio => drop(tokio::spawn(async move {
+            pace_on_tokio(dispatcher, &profile, start, &stop).await;
+        })),
+    }
+    // The arrival thread ends with the schedule (or the stop): its sender closes `opened`.
+    loop {
+        tokio::select! {
+            biased;
+            open = opened.recv() => match open {
+                Some(OpenLane { id, inbox }) => {
+                    let slot = participant.slots.open_slot();
+                    lanes.spawn(lane(slot, id, inbox, idle.clone(), finished_sender.clone()));
                 }
-                () = &mut wait => break,
-                _ = ticker.tick() => observer.observe(RunEvent::Flush)?,
-            }
+                None => break,
+            },
+            _ = ticker.tick() => collected.hand_over(observer, name, total, &mut finishes)?,
         }
-        if idle.is_empty() && opened >= arrivals.max_sandboxes as usize {
-            // A late arrival (the process did not run for a while) meets tasks that ended
-            // but were not collected yet: give them one turn before calling it a drop.
-            tokio::task::yield_now().await;
-            while let Some(joined) = running.try_join_next() {
-                let (slot, finished) = joined?;
-                idle.push(slot);
-                task_finished(observer, name, finished, total, &mut finishes)?;
-            }
+    }
+    // Every lane's inbox is closed now: each ends after its running task.
+    drop(finished_sender);
+    loop {
+        tokio::select! {
+            biased;
+            joined = lanes.join_next() => match joined {
+                Some(joined) => drop(joined?),
+                None => break,
+            },
+            _ = ticker.tick() => collected.hand_over(observer, name, total, &mut finishes)?,
         }
-        let slot = match idle.pop() {
-            Some(slot) => slot,
-            None if opened < arrivals.max_sandboxes as usize => {
-                opened += 1;
-                participant.slots.open_slot()
-            }
-            None => {
-                let index = index as u32;
-                observer.observe(RunEvent::TaskDropped {
-                    participant: name,
-                    index,
-                })?;
-                continue;
-            }
-        };
-        running.spawn(run_arrival(slot, index as u32, due));
     }
-    while let Some(joined) = flushing_while(running.join_next(), &mut ticker, observer).await? {
-        let (_, finished) = joined?;
-        task_finished(observer, name, finished, total, &mut finishes)?;
-    }
-    observer.observe(RunEvent::Flush)?;
+    collected.hand_over(observer, name, total, &mut finishes)?;
     observer.observe(RunEvent::ParticipantFinished {
         participant: name,
         tasks: finishes.tasks,
         succeeded: finishes.succeeded,
     })
+}
+
+/// Times the arrivals of `profile` from `start` on the calling thread (the arrival thread).
+fn pace_on_thread(
+    mut dispatcher: Dispatcher,
+    profile: &RateProfile,
+    start: Instant,
+    stop: &RunStop,
+) {
+    let sleeper = DeadlineSleeper::for_this_thread();
+    for (index, offset) in profile.arrivals().enumerate() {
+        let due = start + offset;
+        // The collector gone (the run failed) ends the schedule as a stop does.
+        let stopping = || stop.is_stopping() || dispatcher.opens.is_closed();
+        if !sleeper.sleep_until(due.into_std(), stopping) {
+            return;
+        }
+        let arrival = Arrival {
+            index: index as u32,
+            due,
+        };
+        if let Err(arrival) = dispatcher.try_dispatch(arrival) {
+            // A task ending just as this one is due: give its lane a turn to come back.
+            std::thread::yield_now();
+            if let Err(arrival) = dispatcher.try_dispatch(arrival) {
+                dispatcher.drop_arrival(arrival);
+            }
+        }
+    }
+}
+
+/// [`pace_on_thread`] on tokio's clock, for unit tests that pause it.
+#[cfg(test)]
+async fn pace_on_tokio(
+    mut dispatcher: Dispatcher,
+    profile: &RateProfile,
+    start: Instant,
+    stop: &RunStop,
+) {
+    for (index, offset) in profile.arrivals().enumerate() {
+        let due = start + offset;
+        tokio::select! {
+            biased;
+            () = stop.stopping() => return,
+            () = tokio::time::sleep_until(due) => {}
+        }
+        let arrival = Arrival {
+            index: index as u32,
+            due,
+        };
+        if let Err(arrival) = dispatcher.try_dispatch(arrival) {
+            tokio::task::yield_now().await;
+            if let Err(arrival) = dispatcher.try_dispatch(arrival) {
+                dispatcher.drop_arrival(arrival);
+            }
+        }
+    }
+}
+
+/// One sandbox: runs the arrivals sent to it, one after another, until its inbox closes.
+async fn lane<R: TaskRunner>(
+    mut slot: R,
+    id: usize,
+    mut inbox: UnboundedReceiver<Arrival>,
+    idle: Arc<IdleBoard>,
+    finishes: UnboundedSender<Finished>,
+) {
+    while let Some(arrival) = inbox.recv().await {
+        let finished = run_arrival(&mut slot, arrival).await;
+        idle.put(id);
+        let _ = finishes.send(finished);
+    }
+}
+
+/// What the lanes finished and the arrival thread dropped, waiting for the collector.
+struct Collected {
+    finished: UnboundedReceiver<Finished>,
+    dropped: UnboundedReceiver<u32>,
+}
+
+impl Collected {
+    /// Hands what came since the last call to the observer, then flushes it.
+    fn hand_over(
+        &mut self,
+        observer: &mut dyn RunObserver,
+        participant: &str,
+        total: usize,
+        finishes: &mut Finishes,
+    ) -> Result<()> {
+        while let Ok(index) = self.dropped.try_recv() {
+            observer.observe(RunEvent::TaskDropped { participant, index })?;
+        }
+        while let Ok(finished) = self.finished.try_recv() {
+            task_finished(observer, participant, finished, total, finishes)?;
+        }
+        observer.observe(RunEvent::Flush)
+    }
 }
 
 /// Runs the warm-up tasks in every pre-allocated sandbox (all sandboxes at once) before
@@ -142,8 +341,9 @@ async fn warm_up<R: TaskRunner>(
     Ok(())
 }
 
-/// Runs task `index`, due at `due`, and adds its arrival timing to the record.
-async fn run_arrival<R: TaskRunner>(mut slot: R, index: u32, due: Instant) -> Returned<R> {
+/// Runs the task of `arrival` and adds its arrival timing to the record.
+async fn run_arrival<R: TaskRunner>(slot: &mut R, arrival: Arrival) -> Finished {
+    let Arrival { index, due } = arrival;
     let started = Instant::now();
     let intended_start_at = SystemTime::now()
         .checked_sub(started - due)
@@ -156,7 +356,7 @@ async fn run_arrival<R: TaskRunner>(mut slot: R, index: u32, due: Instant) -> Re
         service_time_ms: millis(ended - started),
         response_time_ms: millis(ended - due),
     });
-    (slot, finished)
+    finished
 }
 
 /// Milliseconds to the microsecond.
@@ -181,6 +381,16 @@ mod tests {
         }
     }
 
+    /// The executor paced on tokio's clock (paused by the tests).
+    async fn run_paused<F: SlotFactory>(
+        participant: &ParticipantRun<F>,
+        plan: &ExecPlan,
+        arrivals: &ArrivalPlan,
+        observer: &mut dyn RunObserver,
+    ) -> Result<()> {
+        run_paced(participant, plan, arrivals, observer, Pacer::Tokio).await
+    }
+
     fn dropped(tape: &Tape) -> Vec<u32> {
         tape.without_flushes()
             .into_iter()
@@ -191,6 +401,32 @@ mod tests {
             .collect()
     }
 
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn the_arrival_thread_starts_every_task_in_a_ready_sandbox() {
+        // Real time: 200/s for 0.25 s, each task 2 ms; as many sandboxes as tasks, so that
+        // none is dropped however the machine schedules this test.
+        let journal = Arc::default();
+        let fake = participant("a", &journal, takes(2));
+        let mut tape = Tape::default();
+        let arrivals = constant(200.0, Duration::from_millis(250), 2, 50);
+        run_arrivals(&fake, &plan(0, 1, 0.0), &arrivals, &mut tape)
+            .await
+            .unwrap();
+        let mut indexes: Vec<u32> = tape.records_of("a").iter().map(|r| r.task_index).collect();
+        indexes.sort();
+        assert_eq!(
+            indexes,
+            (0..50).collect::<Vec<u32>>(),
+            "all started, none dropped"
+        );
+        assert!(dropped(&tape).is_empty());
+        assert!((2..=50).contains(&journal.slots_opened()));
+        assert_eq!(
+            tape.without_flushes().last(),
+            Some(&Seen::ParticipantFinished("a".into(), 50, 50))
+        );
+    }
+
     #[tokio::test(start_paused = true)]
     async fn tasks_start_on_the_rate_grid_whatever_their_latency() {
         let journal = Arc::default();
@@ -199,7 +435,7 @@ mod tests {
         let mut tape = Tape::default();
         let start = Instant::now();
         let arrivals = constant(100.0, Duration::from_secs(1), 1, 10);
-        run_arrivals(&fake, &plan(0, 1, 0.0), &arrivals, &mut tape)
+        run_paused(&fake, &plan(0, 1, 0.0), &arrivals, &mut tape)
             .await
             .unwrap();
         let mut starts: Vec<Duration> = journal.ran().iter().map(|r| r.started - start).collect();
@@ -240,7 +476,7 @@ mod tests {
         let mut tape = Tape::default();
         let start = Instant::now();
         let arrivals = constant(10.0, Duration::from_secs(2), 1, 2);
-        run_arrivals(&fake, &plan(0, 1, 0.0), &arrivals, &mut tape)
+        run_paused(&fake, &plan(0, 1, 0.0), &arrivals, &mut tape)
             .await
             .unwrap();
         // Tasks 2 and 3 hold both sandboxes from 200 and 300 ms to 1.25 and 1.35 s: the
@@ -263,7 +499,7 @@ mod tests {
         let fake = participant("a", &journal, takes(100));
         let mut tape = Tape::default();
         let arrivals = constant(10.0, Duration::from_secs(1), 1, 1);
-        run_arrivals(&fake, &plan(0, 1, 0.0), &arrivals, &mut tape)
+        run_paused(&fake, &plan(0, 1, 0.0), &arrivals, &mut tape)
             .await
             .unwrap();
         assert!(dropped(&tape).is_empty(), "{:?}", dropped(&tape));
@@ -281,7 +517,7 @@ mod tests {
         });
         let mut tape = Tape::default();
         let arrivals = constant(10.0, Duration::from_secs(2), 1, 1);
-        run_arrivals(&fake, &plan(0, 1, 0.0), &arrivals, &mut tape)
+        run_paused(&fake, &plan(0, 1, 0.0), &arrivals, &mut tape)
             .await
             .unwrap();
         let first = tape.records_of("a")[0].arrival.clone().unwrap();
@@ -312,7 +548,7 @@ mod tests {
             max_sandboxes: 4,
         };
         let start = Instant::now();
-        run_arrivals(&fake, &plan(0, 1, 0.0), &arrivals, &mut Tape::default())
+        run_paused(&fake, &plan(0, 1, 0.0), &arrivals, &mut Tape::default())
             .await
             .unwrap();
         let starts: Vec<Duration> = journal.ran().iter().map(|r| r.started - start).collect();
@@ -338,7 +574,7 @@ mod tests {
         plan.warmup = 2;
         let mut tape = Tape::default();
         let arrivals = constant(10.0, Duration::from_secs(1), 3, 3);
-        run_arrivals(&fake, &plan, &arrivals, &mut tape)
+        run_paused(&fake, &plan, &arrivals, &mut tape)
             .await
             .unwrap();
         let warm: Vec<_> = tape.records.iter().filter(|(_, r)| r.is_warmup()).collect();
@@ -358,7 +594,7 @@ mod tests {
         stop_scheduling_after(&plan, 205);
         let mut tape = Tape::default();
         let arrivals = constant(10.0, Duration::from_secs(10), 4, 4);
-        run_arrivals(&fake, &plan, &arrivals, &mut tape)
+        run_paused(&fake, &plan, &arrivals, &mut tape)
             .await
             .unwrap();
         assert_eq!(journal.started().len(), 3, "0, 100 and 200 ms");

@@ -1,12 +1,15 @@
 //! The instrument's floor, measured when a run starts: how fine this machine's clock is,
 //! what reading it costs, and what bench itself adds around an empty step and an empty
 //! task (the host's bookkeeping of a step; recording, timing and serializing a task that
-//! does nothing). A median within 10× of the floor is mostly bench, not the workload;
-//! the summary says so ([`InstrumentFloor::warnings`]). Stored in `run.json`.
+//! does nothing); for an open model also how late the arrival thread wakes from a sleep to
+//! a deadline (the least start lag this machine allows). A median within 10× of the floor
+//! is mostly bench, not the workload; the summary says so ([`InstrumentFloor::warnings`]).
+//! Stored in `run.json`.
 //!
 //! The floor is host-side: the call into the guest (well under a microsecond in wasmtime)
 //! is not part of it.
 
+use super::arrival_clock::DeadlineSleeper;
 use super::outcome::{build_record, TaskEnd, Timing};
 use crate::clock::Moment;
 use crate::js;
@@ -37,7 +40,16 @@ pub struct InstrumentFloor {
     pub empty_step_ns: f64,
     /// What bench adds around a task that does nothing: recorder, timestamps, record, JSON.
     pub empty_task_ns: f64,
+    /// Open models: the median lateness of the arrival thread's wake-up from a sleep to a
+    /// deadline, the floor of the records' `startLagMs`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub arrival_lag_ns: Option<f64>,
 }
+
+/// Sleeps the arrival-lag figure takes the median of.
+const ARRIVAL_SLEEPS: usize = 21;
+/// The length of each of them.
+const ARRIVAL_SLEEP: Duration = Duration::from_micros(250);
 
 impl InstrumentFloor {
     /// Measures the floor (a few milliseconds).
@@ -49,6 +61,15 @@ impl InstrumentFloor {
             }),
             empty_step_ns: median_per_op(empty_step()),
             empty_task_ns: median_per_op(empty_task()),
+            arrival_lag_ns: None,
+        }
+    }
+
+    /// Adds the arrival thread's wake-up lag (about 6 ms of sleeps), for an open model.
+    pub fn with_arrival_lag(self) -> Self {
+        Self {
+            arrival_lag_ns: Some(arrival_lag().as_nanos() as f64),
+            ..self
         }
     }
 
@@ -120,6 +141,24 @@ fn clock_resolution() -> Duration {
     smallest
 }
 
+/// The median lateness of [`ARRIVAL_SLEEPS`] sleeps to a deadline, on a thread of its own
+/// as the arrival thread sleeps.
+fn arrival_lag() -> Duration {
+    let measure = || {
+        let sleeper = DeadlineSleeper::for_this_thread();
+        let mut lags: Vec<Duration> = (0..ARRIVAL_SLEEPS)
+            .map(|_| {
+                let due = Instant::now() + ARRIVAL_SLEEP;
+                sleeper.sleep_until(due, || false);
+                due.elapsed()
+            })
+            .collect();
+        lags.sort();
+        lags[ARRIVAL_SLEEPS / 2]
+    };
+    std::thread::scope(|scope| scope.spawn(measure).join()).unwrap_or(Duration::ZERO)
+}
+
 fn empty_step() -> impl FnMut() {
     let mut recorder = TaskRecorder::new(TaskBounds::default());
     let mut steps = 0u32;
@@ -167,6 +206,9 @@ mod tests {
         assert!(floor.clock_read_ns > 0.0);
         assert!(floor.empty_step_ns > 0.0);
         assert!(floor.empty_task_ns > floor.clock_read_ns, "{floor:?}");
+        assert_eq!(floor.arrival_lag_ns, None, "measured for open models only");
+        let lag = floor.with_arrival_lag().arrival_lag_ns.unwrap();
+        assert!((0.0..1e9).contains(&lag), "{lag}");
     }
 
     #[test]
@@ -176,6 +218,7 @@ mod tests {
             clock_read_ns: 20.0,
             empty_step_ns: 300.0,
             empty_task_ns: 20_000.0,
+            arrival_lag_ns: None,
         };
         assert_eq!(floor.task_floor_ms(), 0.02);
         let warnings = floor.warnings([

@@ -5,6 +5,7 @@
 //! through a [`TaskRunner`] (a sandbox in a run, a fake in unit tests) and never format
 //! output. [`InstrumentFloor`] measures what they add around a task.
 
+mod arrival_clock;
 mod arrival_rate;
 mod duration;
 mod floor;
@@ -19,6 +20,7 @@ mod stop;
 #[cfg(test)]
 pub(crate) mod test_support;
 
+pub use arrival_clock::DeadlineSleeper;
 pub use arrival_rate::run_arrivals;
 pub use duration::run_for_duration;
 pub use floor::{InstrumentFloor, FLOOR_FACTOR};

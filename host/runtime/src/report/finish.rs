@@ -49,6 +49,9 @@ pub fn finish(console: &mut Console, mut results: RunResults<'_>) -> Result<Exit
     for warning in &timing.warnings {
         console.warning(warning);
     }
+    for warning in summary.load.iter().flat_map(LoadSummary::warnings) {
+        console.warning(&warning);
+    }
     if let Some(floor) = &results.manifest.instrument_floor {
         // The latency median at the records' resolution, not the summary's whole ms.
         let medians = summary.millisecond_medians().into_iter().map(

@@ -1,7 +1,10 @@
 //! The load section of a summary (runs with an `executor` other than upstream's): per
 //! participant the tasks started and, on an arrival schedule, the ones intended and
-//! dropped, with the achieved rate beside the intended one. Built from `run.json` (its
-//! `load` entry, with the dropped arrivals) and the tally, so `bench report` prints the same.
+//! dropped, with the achieved rate beside the intended one, and how late the tasks started
+//! (p50, p99, max of the records' `startLagMs`; a warning names the tasks that started more
+//! than [`LATE_START_MS`] late: the arrival thread was held up, and their response times
+//! include the wait). Built from `run.json` (its `load` entry, with the dropped arrivals)
+//! and the tally, so `bench report` prints the same.
 
 use super::console::escape;
 use super::tally::RunTally;
@@ -13,6 +16,8 @@ use serde_json::{json, Value};
 pub(crate) const RESPONSE_TIME: &str = "responseTimeMs";
 /// The open-model metric from the actual start.
 pub(crate) const SERVICE_TIME: &str = "serviceTimeMs";
+/// A task that started more than this many milliseconds after it was due is a late start.
+pub const LATE_START_MS: f64 = 10.0;
 
 /// How a run with a load model went.
 #[derive(Debug, Clone, PartialEq)]
@@ -38,6 +43,42 @@ pub struct ParticipantLoad {
     pub intended: Option<u64>,
     /// Arrivals dropped for want of a free sandbox (open models).
     pub dropped: Option<u64>,
+    /// How late the started tasks started (open models with records).
+    pub start_lag: Option<StartLag>,
+}
+
+/// How late one participant's tasks started after they were due, in milliseconds.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct StartLag {
+    /// The median start lag.
+    pub p50: f64,
+    /// The 99th percentile (nearest rank).
+    pub p99: f64,
+    /// The largest start lag.
+    pub max: f64,
+    /// Tasks that started more than [`LATE_START_MS`] late.
+    pub late: u64,
+}
+
+impl StartLag {
+    /// The figures of these start lags (`None` without any).
+    fn of(lags: &[f64]) -> Option<Self> {
+        let mut sorted = lags.to_vec();
+        sorted.sort_by(f64::total_cmp);
+        let rank =
+            |p: f64| sorted[((sorted.len() as f64 * p).ceil() as usize).clamp(1, sorted.len()) - 1];
+        let max = *sorted.last()?;
+        Some(Self {
+            p50: rank(0.5),
+            p99: rank(0.99),
+            max,
+            late: sorted.iter().filter(|lag| **lag > LATE_START_MS).count() as u64,
+        })
+    }
+
+    fn to_json(self) -> Value {
+        json!({"p50": js::number(self.p50), "p99": js::number(self.p99), "max": js::number(self.max)})
+    }
 }
 
 impl LoadSummary {
@@ -47,11 +88,13 @@ impl LoadSummary {
         let open = load.is_open();
         let participants = tally
             .tasks()
-            .map(|(participant, started)| ParticipantLoad {
+            .zip(tally.start_lags())
+            .map(|((participant, started), lags)| ParticipantLoad {
                 participant: participant.to_owned(),
                 started,
                 intended: load.intended_tasks,
                 dropped: open.then(|| load.dropped.get(participant).copied().unwrap_or(0)),
+                start_lag: StartLag::of(lags),
             })
             .collect();
         Some(Self {
@@ -84,6 +127,10 @@ impl LoadSummary {
                     entry["dropped"] = dropped.into();
                     entry["intendedRate"] = js::number(self.rate(intended));
                 }
+                if let Some(lag) = load.start_lag {
+                    entry["startLagMs"] = lag.to_json();
+                    entry["lateStarts"] = lag.late.into();
+                }
                 entry
             })
             .collect();
@@ -114,16 +161,43 @@ impl LoadSummary {
         for load in &self.participants {
             let name = escape(&load.participant);
             let achieved = js::number_to_string(self.rate(load.started));
-            lines.push(match (load.intended, load.dropped) {
+            let mut line = match (load.intended, load.dropped) {
                 (Some(intended), Some(dropped)) => format!(
                     "  {name}: {} of {intended} tasks started, {dropped} dropped; {achieved}/s achieved of {}/s intended",
                     load.started,
                     js::number_to_string(self.rate(intended)),
                 ),
                 _ => format!("  {name}: {} tasks started, {achieved}/s", load.started),
-            });
+            };
+            if let Some(lag) = load.start_lag {
+                line.push_str(&format!(
+                    "; start lag p50 {} ms, p99 {} ms, max {} ms",
+                    js::number_to_string(lag.p50),
+                    js::number_to_string(lag.p99),
+                    js::number_to_string(lag.max),
+                ));
+            }
+            lines.push(line);
         }
         lines
+    }
+
+    /// A warning for each participant with late starts.
+    pub(crate) fn warnings(&self) -> Vec<String> {
+        self.participants
+            .iter()
+            .filter_map(|load| {
+                let lag = load.start_lag.filter(|lag| lag.late > 0)?;
+                Some(format!(
+                    "Warning: {}: {} of {} tasks started more than {} ms after they were due (up to {} ms late): the arrival thread was held up (the machine was busy, or the process paused); their response times include the wait",
+                    escape(&load.participant),
+                    lag.late,
+                    load.started,
+                    js::number_to_string(LATE_START_MS),
+                    js::number_to_string(lag.max),
+                ))
+            })
+            .collect()
     }
 }
 
@@ -173,8 +247,10 @@ mod tests {
                 "executor": "constant-arrival-rate", "durationMs": 2000,
                 "latencyMetric": "responseTimeMs",
                 "participants": [
-                    {"participant": "a", "started": 3, "achievedRate": 1.5, "intended": 4, "dropped": 1, "intendedRate": 2},
-                    {"participant": "b", "started": 4, "achievedRate": 2, "intended": 4, "dropped": 0, "intendedRate": 2},
+                    {"participant": "a", "started": 3, "achievedRate": 1.5, "intended": 4, "dropped": 1, "intendedRate": 2,
+                     "startLagMs": {"p50": 1190, "p99": 1190, "max": 1190}, "lateStarts": 3},
+                    {"participant": "b", "started": 4, "achievedRate": 2, "intended": 4, "dropped": 0, "intendedRate": 2,
+                     "startLagMs": {"p50": 1, "p99": 1, "max": 1}, "lateStarts": 0},
                 ],
             })
         );
@@ -182,9 +258,13 @@ mod tests {
             load.lines(),
             [
                 "Load: constant-arrival-rate (open model: latency figures are response times, from the intended start)",
-                "  a: 3 of 4 tasks started, 1 dropped; 1.5/s achieved of 2/s intended",
-                "  b: 4 of 4 tasks started, 0 dropped; 2/s achieved of 2/s intended",
+                "  a: 3 of 4 tasks started, 1 dropped; 1.5/s achieved of 2/s intended; start lag p50 1190 ms, p99 1190 ms, max 1190 ms",
+                "  b: 4 of 4 tasks started, 0 dropped; 2/s achieved of 2/s intended; start lag p50 1 ms, p99 1 ms, max 1 ms",
             ]
+        );
+        assert_eq!(
+            load.warnings(),
+            ["Warning: a: 3 of 3 tasks started more than 10 ms after they were due (up to 1190 ms late): the arrival thread was held up (the machine was busy, or the process paused); their response times include the wait"]
         );
         assert_eq!(summary.to_json()["load"], load.to_json());
         // The response time leads the numbers, the service time beside it.
@@ -195,6 +275,18 @@ mod tests {
         let names: Vec<&str> = a.iter().map(|metric| metric.name.as_str()).collect();
         assert_eq!(names, [RESPONSE_TIME, SERVICE_TIME, "latencyMs"]);
         assert_eq!((a[0].stats.median, a[1].stats.median), (1200.0, 10.0));
+    }
+
+    #[test]
+    fn start_lag_percentiles_are_nearest_ranks() {
+        let lags: Vec<f64> = (1..=200).map(f64::from).collect();
+        let lag = StartLag::of(&lags).unwrap();
+        assert_eq!(
+            (lag.p50, lag.p99, lag.max, lag.late),
+            (100.0, 198.0, 200.0, 190)
+        );
+        assert_eq!(StartLag::of(&[]), None);
+        assert_eq!(StartLag::of(&[0.02]).unwrap().p99, 0.02);
     }
 
     #[test]

@@ -27,6 +27,8 @@ pub struct RunTally {
     tasks: Vec<u64>,
     /// Each name's dropped arrivals (arrival-rate runs).
     dropped: Vec<u64>,
+    /// Each name's start lags, in milliseconds (records with an arrival timing).
+    start_lags: Vec<Vec<f64>>,
     counts: TaskCounts,
     /// Whether the run warmed up (`--warmup`): its warm-up records are left out.
     warmed_up: bool,
@@ -67,6 +69,7 @@ impl RunTally {
             latencies: Vec::new(),
             tasks: Vec::new(),
             dropped: Vec::new(),
+            start_lags: Vec::new(),
             counts: TaskCounts::default(),
             warmed_up: manifest.warmup.is_some(),
         };
@@ -87,6 +90,9 @@ impl RunTally {
         let index = self.participant(participant);
         self.tasks[index] += 1;
         self.latencies[index].add(record);
+        if let Some(arrival) = &record.arrival {
+            self.start_lags[index].push(arrival.start_lag_ms);
+        }
         match &mut self.collectors {
             Collectors::Scored(spec, collectors) => collectors[index].add(spec, record),
             Collectors::Unscored(collectors) => collectors[index].add(record),
@@ -106,6 +112,11 @@ impl RunTally {
             .iter()
             .map(String::as_str)
             .zip(self.tasks.iter().copied())
+    }
+
+    /// Each participant's start lags (open models), in summary order.
+    pub(crate) fn start_lags(&self) -> impl Iterator<Item = &[f64]> {
+        self.start_lags.iter().map(Vec::as_slice)
     }
 
     /// Counts an arrival of `participant` that found no free sandbox.
@@ -161,6 +172,7 @@ impl RunTally {
         self.latencies.push(LatencySamples::default());
         self.tasks.push(0);
         self.dropped.push(0);
+        self.start_lags.push(Vec::new());
         self.names.push(name.to_owned());
         self.index_by_name
             .insert(name.to_owned(), self.names.len() - 1);
