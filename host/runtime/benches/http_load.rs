@@ -1,20 +1,22 @@
 //! A local HTTP server and a native load generator, to compare a guest doing one GET per task
-//! with a native client on the same server (`scripts/bench-http.sh` runs both).
+//! with a native client (and wrk) on the same server (`scripts/bench-http.sh` runs them all).
 //!
 //! ```sh
-//! cargo bench -p bench-runtime --bench http_load -- serve            # prints the port
-//! cargo bench -p bench-runtime --bench http_load -- get URL N         # keep-alive client
+//! cargo bench -p bench-runtime --bench http_load -- serve                 # prints the port
+//! cargo bench -p bench-runtime --bench http_load -- get URL N C            # keep-alive client
 //! cargo bench -p bench-runtime --bench http_load -- get-reconnect URL N
-//! cargo bench -p bench-runtime --bench http_load -- guest WASM URL N [keep-alive|reconnect]
+//! cargo bench -p bench-runtime --bench http_load -- guest WASM URL N C [keep-alive|reconnect]
 //! ```
 //!
-//! The server answers every GET `hello` over HTTP/1.1 keep-alive; `GET /stats` answers the
-//! connections and requests it accepted so far (`connections=… requests=…`). The client
-//! sends `N` GETs one after the other (concurrency 1, as a task's single GET), reads each
-//! body, and prints its requests per second. `guest` runs `N` tasks of the
-//! `tests/guests/http-client` component (`--urls URL`: one GET per task) in one reused
-//! sandbox, in this process (the sandbox and outbound-HTTP path of `bench run`, without
-//! its records and console), and prints tasks per second.
+//! The server answers every GET `hello` over HTTP/1.1 keep-alive (`GET /1m`: 1 MiB);
+//! `GET /stats` answers the connections and requests it accepted so far
+//! (`connections=… requests=…`). The client sends `N` GETs from `C` loops at once (each one
+//! request after the other), reads each body, and prints one line: requests per second, the
+//! p50 and p99 latency of one request in microseconds, and the process's CPU time per
+//! request in microseconds (the measured loop only: start-up, compiling the component and
+//! the first task are left out). `guest` runs `N` tasks of the `tests/guests/http-client`
+//! component (`--urls URL`: one GET per task) in `C` reused sandboxes, in this process (the
+//! sandbox and outbound-HTTP path of `bench run`, without its records and console).
 
 use bench_runtime::component::TaskComponent;
 use bench_runtime::engine::{EngineSettings, TaskEngine};
@@ -28,11 +30,15 @@ use hyper_util::client::legacy::connect::HttpConnector;
 use hyper_util::client::legacy::Client;
 use hyper_util::rt::{TokioExecutor, TokioIo};
 use std::convert::Infallible;
+use std::future::Future;
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 use tokio::net::TcpListener;
+
+/// The body of `GET /1m`.
+const BIG_BODY: usize = 1 << 20;
 
 fn main() {
     // `cargo bench` adds `--bench`.
@@ -43,26 +49,35 @@ fn main() {
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
     match args.as_slice() {
         ["serve"] => serve(),
-        ["get", url, count] => get(url, parse_count(count), true),
-        ["get-reconnect", url, count] => get(url, parse_count(count), false),
-        ["guest", wasm, url, count] => guest(wasm, url, parse_count(count), true),
-        ["guest", wasm, url, count, "keep-alive"] => guest(wasm, url, parse_count(count), true),
-        ["guest", wasm, url, count, "reconnect"] => guest(wasm, url, parse_count(count), false),
+        ["get", url, count, loops] => get(url, number(count), number(loops), true),
+        ["get-reconnect", url, count] => get(url, number(count), 1, false),
+        ["guest", wasm, url, count, loops] => {
+            guest(wasm, url, number(count), number(loops), true);
+        }
+        ["guest", wasm, url, count, loops, "keep-alive"] => {
+            guest(wasm, url, number(count), number(loops), true);
+        }
+        ["guest", wasm, url, count, loops, "reconnect"] => {
+            guest(wasm, url, number(count), number(loops), false);
+        }
         _ => {
             eprintln!(
-                "usage: http_load serve | get URL N | get-reconnect URL N \
-                 | guest WASM URL N [keep-alive|reconnect]"
+                "usage: http_load serve | get URL N C | get-reconnect URL N \
+                 | guest WASM URL N C [keep-alive|reconnect]"
             );
             std::process::exit(2);
         }
     }
 }
 
-fn parse_count(text: &str) -> u64 {
-    text.parse().unwrap_or_else(|_| {
-        eprintln!("N must be a positive integer (got \"{text}\")");
-        std::process::exit(2);
-    })
+fn number(text: &str) -> u64 {
+    match text.parse() {
+        Ok(number) if number > 0 => number,
+        _ => {
+            eprintln!("N and C must be positive integers (got \"{text}\")");
+            std::process::exit(2);
+        }
+    }
 }
 
 /// Counts of what the server accepted.
@@ -75,6 +90,7 @@ struct Counters {
 /// Serves on a loopback port until killed; prints the port on the first line.
 fn serve() {
     let runtime = tokio::runtime::Runtime::new().expect("tokio runtime");
+    let big = Bytes::from(vec![b'x'; BIG_BODY]);
     runtime.block_on(async {
         let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
         println!("{}", listener.local_addr().expect("local address").port());
@@ -85,20 +101,25 @@ fn serve() {
             };
             let _ = stream.set_nodelay(true);
             counters.connections.fetch_add(1, Ordering::Relaxed);
-            let counters = counters.clone();
+            let (counters, big) = (counters.clone(), big.clone());
             tokio::spawn(async move {
                 let service = service_fn(move |request: hyper::Request<_>| {
-                    let counters = counters.clone();
+                    let (counters, big) = (counters.clone(), big.clone());
                     async move {
-                        let body = if request.uri().path() == "/stats" {
-                            Bytes::from(format!(
+                        let body = match request.uri().path() {
+                            "/stats" => Bytes::from(format!(
                                 "connections={} requests={}\n",
                                 counters.connections.load(Ordering::Relaxed),
                                 counters.requests.load(Ordering::Relaxed)
-                            ))
-                        } else {
-                            counters.requests.fetch_add(1, Ordering::Relaxed);
-                            Bytes::from_static(b"hello")
+                            )),
+                            path => {
+                                counters.requests.fetch_add(1, Ordering::Relaxed);
+                                if path == "/1m" {
+                                    big
+                                } else {
+                                    Bytes::from_static(b"hello")
+                                }
+                            }
                         };
                         Ok::<_, Infallible>(hyper::Response::new(Full::new(body)))
                     }
@@ -111,8 +132,55 @@ fn serve() {
     });
 }
 
-/// Sends `count` GETs to `url` one after the other and prints requests per second.
-fn get(url: &str, count: u64, keep_alive: bool) {
+/// This process's CPU time so far (user + system).
+fn process_cpu() -> Duration {
+    let now = rustix::time::clock_gettime(rustix::time::ClockId::ProcessCPUTime);
+    Duration::new(now.tv_sec as u64, now.tv_nsec as u32)
+}
+
+/// Runs `count` requests from `loops` concurrent loops (`request(i)` sends request `i` and
+/// waits for all of it), and prints requests per second, p50 and p99 latency (µs) and
+/// CPU per request (µs).
+async fn measure<F, R>(count: u64, loops: u64, request: R)
+where
+    R: Fn(u64) -> F + Clone + Send + 'static,
+    F: Future<Output = ()> + Send,
+{
+    let (cpu, started) = (process_cpu(), Instant::now());
+    let mut running = tokio::task::JoinSet::new();
+    for first in 0..loops {
+        let request = request.clone();
+        running.spawn(async move {
+            let mut latencies = Vec::new();
+            for index in (first..count).step_by(loops as usize) {
+                let sent = Instant::now();
+                request(index).await;
+                latencies.push(sent.elapsed());
+            }
+            latencies
+        });
+    }
+    let mut latencies = Vec::with_capacity(count as usize);
+    while let Some(done) = running.join_next().await {
+        latencies.extend(done.expect("a request loop"));
+    }
+    let (seconds, cpu) = (started.elapsed().as_secs_f64(), process_cpu() - cpu);
+    latencies.sort();
+    let micros = |p: f64| {
+        let rank = ((latencies.len() as f64 * p).ceil() as usize).clamp(1, latencies.len());
+        latencies[rank - 1].as_secs_f64() * 1e6
+    };
+    println!(
+        "{:.0} {:.1} {:.1} {:.2}",
+        count as f64 / seconds,
+        micros(0.5),
+        micros(0.99),
+        cpu.as_secs_f64() * 1e6 / count as f64
+    );
+}
+
+/// Sends `count` GETs to `url` from `loops` loops sharing one client and prints the figures.
+fn get(url: &str, count: u64, loops: u64, keep_alive: bool) {
     let uri: http::Uri = url.parse().unwrap_or_else(|error| {
         eprintln!("bad URL {url}: {error}");
         std::process::exit(2);
@@ -127,23 +195,20 @@ fn get(url: &str, count: u64, keep_alive: bool) {
         let client: Client<_, Empty<Bytes>> = Client::builder(TokioExecutor::new())
             .pool_max_idle_per_host(if keep_alive { usize::MAX } else { 0 })
             .build(connector);
-        let started = Instant::now();
-        for _ in 0..count {
-            let response = client
-                .get(uri.clone())
-                .await
-                .unwrap_or_else(|error| panic!("GET {url}: {error}"));
+        let send = |client: Client<_, Empty<Bytes>>, uri: http::Uri| async move {
+            let response = client.get(uri).await.expect("GET");
             let body = response.into_body().collect().await.expect("response body");
-            assert_eq!(body.to_bytes().as_ref(), b"hello");
-        }
-        let seconds = started.elapsed().as_secs_f64();
-        println!("{:.0}", count as f64 / seconds);
+            assert!(!body.to_bytes().is_empty());
+        };
+        // The first request opens the connection.
+        send(client.clone(), uri.clone()).await;
+        measure(count, loops, move |_| send(client.clone(), uri.clone())).await;
     });
 }
 
-/// Runs `count` one-GET tasks of the `http-client` component at `wasm` in one sandbox, on a
-/// multi-threaded runtime as `bench run` does, and prints tasks per second.
-fn guest(wasm: &str, url: &str, count: u64, keep_alive: bool) {
+/// Runs `count` one-GET tasks of the `http-client` component at `wasm` in `loops` reused
+/// sandboxes, on a multi-threaded runtime as `bench run` does, and prints the figures.
+fn guest(wasm: &str, url: &str, count: u64, loops: u64, keep_alive: bool) {
     let uri: http::Uri = url.parse().expect("URL");
     let rule = format!(
         "{}://{}",
@@ -170,16 +235,24 @@ fn guest(wasm: &str, url: &str, count: u64, keep_alive: bool) {
             fresh_instance: false,
             stop: Default::default(),
         };
-        let mut slot = config.open_slot();
-        // The first task instantiates the component and opens the connection.
-        let first = slot.run(0, None).await;
-        assert!(first.record.is_success(), "{:?}", first.record);
-        let started = Instant::now();
-        for index in 1..=count {
-            let finished = slot.run(index as u32, None).await;
-            assert!(finished.record.is_success(), "{:?}", finished.record);
+        // One sandbox per loop; the first task of each instantiates the component and
+        // opens its connection.
+        let mut slots = Vec::new();
+        for _ in 0..loops {
+            let mut slot = config.open_slot();
+            let first = slot.run(0, None).await;
+            assert!(first.record.is_success(), "{:?}", first.record);
+            slots.push(tokio::sync::Mutex::new(slot));
         }
-        let seconds = started.elapsed().as_secs_f64();
-        println!("{:.0}", count as f64 / seconds);
+        let slots = Arc::new(slots);
+        measure(count, loops, move |index| {
+            let slots = slots.clone();
+            async move {
+                let mut slot = slots[(index % loops) as usize].lock().await;
+                let finished = slot.run(index as u32 + 1, None).await;
+                assert!(finished.record.is_success(), "{:?}", finished.record);
+            }
+        })
+        .await;
     });
 }

@@ -8,10 +8,7 @@ use super::address::special_range;
 use super::allowlist::AllowedHost;
 use super::denial::Denial;
 use super::destination::{Destination, Host, Scheme};
-use hyper_util::client::legacy::connect::{Connected, Connection};
-use hyper_util::rt::TokioIo;
 use rustls::pki_types::ServerName;
-use std::future::Future;
 use std::io;
 use std::net::SocketAddr;
 use std::pin::Pin;
@@ -34,9 +31,6 @@ pub(crate) enum ConnectError {
     /// The host is not a valid TLS server name.
     #[error("the host is not a valid TLS server name")]
     InvalidServerName,
-    /// The pool asked for a URI that is not a destination (never, by construction).
-    #[error("not a destination URI")]
-    InvalidUri,
     /// Resolution, connection and TLS handshake took longer than the connect timeout.
     #[error("connect timeout")]
     Timeout,
@@ -61,6 +55,16 @@ impl CheckedConnector {
             rules,
             connect_timeout,
         }
+    }
+
+    /// Opens a connection to `destination` within the connect timeout.
+    pub(crate) async fn connect(
+        &self,
+        destination: &Destination,
+    ) -> Result<CheckedStream, ConnectError> {
+        tokio::time::timeout(self.connect_timeout, self.open(destination))
+            .await
+            .map_err(|_| ConnectError::Timeout)?
     }
 
     async fn open(&self, destination: &Destination) -> Result<CheckedStream, ConnectError> {
@@ -126,29 +130,6 @@ impl CheckedConnector {
     }
 }
 
-impl tower_service::Service<http::Uri> for CheckedConnector {
-    type Response = TokioIo<CheckedStream>;
-    type Error = ConnectError;
-    type Future = Pin<Box<dyn Future<Output = Result<Self::Response, ConnectError>> + Send>>;
-
-    fn poll_ready(&mut self, _: &mut Context<'_>) -> Poll<Result<(), ConnectError>> {
-        Poll::Ready(Ok(()))
-    }
-
-    fn call(&mut self, uri: http::Uri) -> Self::Future {
-        let connector = self.clone();
-        Box::pin(async move {
-            let destination = Destination::of(&uri).map_err(|_| ConnectError::InvalidUri)?;
-            let stream = tokio::time::timeout(connector.connect_timeout, async {
-                connector.open(&destination).await
-            })
-            .await
-            .map_err(|_| ConnectError::Timeout)??;
-            Ok(TokioIo::new(stream))
-        })
-    }
-}
-
 /// Connects to the first address that accepts.
 async fn connect_any(addresses: &[SocketAddr]) -> Result<TcpStream, ConnectError> {
     let mut last_error = None;
@@ -197,12 +178,6 @@ fn tls_config() -> Arc<rustls::ClientConfig> {
 pub(crate) enum CheckedStream {
     Plain(TcpStream),
     Tls(Box<TlsStream<TcpStream>>),
-}
-
-impl Connection for CheckedStream {
-    fn connected(&self) -> Connected {
-        Connected::new()
-    }
 }
 
 impl AsyncRead for CheckedStream {
@@ -267,7 +242,6 @@ impl AsyncWrite for CheckedStream {
 mod tests {
     use super::*;
     use tokio::net::TcpListener;
-    use tower_service::Service;
 
     fn connector(patterns: &[&str]) -> CheckedConnector {
         let rules: Vec<AllowedHost> = patterns
@@ -278,7 +252,8 @@ mod tests {
     }
 
     async fn connect(connector: &mut CheckedConnector, uri: &str) -> Result<(), ConnectError> {
-        connector.call(uri.parse().unwrap()).await.map(drop)
+        let destination = Destination::of(&uri.parse().unwrap()).unwrap();
+        connector.connect(&destination).await.map(drop)
     }
 
     #[tokio::test]

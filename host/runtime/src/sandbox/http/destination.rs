@@ -6,7 +6,7 @@ use std::fmt;
 use std::net::IpAddr;
 
 /// The schemes bench sends.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub(crate) enum Scheme {
     Http,
     Https,
@@ -41,7 +41,7 @@ impl Scheme {
 }
 
 /// A host: a name (lowercase, resolved by the connector) or an IP address.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub(crate) enum Host {
     Name(String),
     Ip(IpAddr),
@@ -72,7 +72,7 @@ impl fmt::Display for Host {
 }
 
 /// Where a request goes.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub(crate) struct Destination {
     pub(crate) scheme: Scheme,
     pub(crate) host: Host,
@@ -80,7 +80,7 @@ pub(crate) struct Destination {
 }
 
 /// Why a request URI has no destination bench connects to.
-#[derive(Debug, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub(crate) enum Undeliverable {
     /// No host: not a request anyone could send.
     Invalid,
@@ -118,24 +118,6 @@ impl Destination {
             return Err(Undeliverable::Denied(Denial::userinfo(&destination)));
         }
         Ok(destination)
-    }
-
-    /// `host:port`, with brackets around an IPv6 address.
-    pub(crate) fn authority(&self) -> String {
-        format!("{}:{}", self.host, self.port)
-    }
-
-    /// The absolute URI of a request to this destination: scheme and authority from the
-    /// destination (the port always written out), path and query from the guest's request.
-    pub(crate) fn request_uri(
-        &self,
-        path_and_query: Option<&http::uri::PathAndQuery>,
-    ) -> Result<http::Uri, http::Error> {
-        http::Uri::builder()
-            .scheme(self.scheme.as_str())
-            .authority(self.authority())
-            .path_and_query(path_and_query.map_or("/", |p| p.as_str()))
-            .build()
     }
 }
 
@@ -194,21 +176,6 @@ mod tests {
             panic!("ftp must be refused");
         };
         assert_eq!(denial.destination(), "ftp://example.com:80");
-    }
-
-    #[test]
-    fn the_request_uri_round_trips_to_the_same_destination() {
-        for uri in [
-            "http://Example.com/a?b=c",
-            "https://[2001:db8::1]/",
-            "http://127.0.0.1:9/",
-        ] {
-            let destination = of(uri).unwrap();
-            let parsed: http::Uri = uri.parse().unwrap();
-            let request_uri = destination.request_uri(parsed.path_and_query()).unwrap();
-            assert_eq!(of(&request_uri.to_string()).unwrap(), destination);
-            assert_eq!(request_uri.path_and_query(), parsed.path_and_query());
-        }
     }
 
     impl Undeliverable {

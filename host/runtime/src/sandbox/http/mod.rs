@@ -4,11 +4,13 @@
 //! a header; an authority with userinfo is refused before judging. The connector then
 //! resolves the name in the host and reaches a loopback, private or link-local address only
 //! when a rule names it (`address`, `connector`), and the participant's connections are kept
-//! alive per destination (`pool`) unless keep-alive is off.
+//! alive per destination (`pool`) unless keep-alive is off. Each sandbox remembers its recent
+//! decisions per destination (`decisions`).
 
 mod address;
 mod allowlist;
 mod connector;
+mod decisions;
 mod denial;
 mod destination;
 mod pool;
@@ -17,6 +19,7 @@ mod response_body;
 pub use allowlist::AllowedHost;
 pub use denial::DenialNotices;
 
+use decisions::DecisionCache;
 use denial::{Denial, DenialLog};
 use destination::{Destination, Undeliverable};
 use pool::{ConnectionPool, SendError};
@@ -61,8 +64,10 @@ impl HttpPolicy {
         self.connections.keep_alive()
     }
 
-    /// The destination of a request the allowlist lets go out.
-    fn judge(&self, uri: &http::Uri) -> Result<Destination, Undeliverable> {
+    /// The destination of a request the allowlist lets go out: the one decision every
+    /// outbound connection of the participant goes through (its addresses are checked
+    /// when the connection is opened).
+    pub(crate) fn judge(&self, uri: &http::Uri) -> Result<Destination, Undeliverable> {
         let destination = Destination::of(uri)?;
         if self.allowed.iter().any(|rule| rule.allows(&destination)) {
             Ok(destination)
@@ -76,6 +81,7 @@ impl HttpPolicy {
 #[derive(Debug)]
 pub struct OutboundHttp {
     policy: HttpPolicy,
+    decisions: DecisionCache,
     denials: DenialLog,
 }
 
@@ -84,6 +90,7 @@ impl OutboundHttp {
     pub fn new(policy: HttpPolicy) -> Self {
         Self {
             denials: DenialLog::new(policy.notices.clone()),
+            decisions: DecisionCache::default(),
             policy,
         }
     }
@@ -106,7 +113,11 @@ impl WasiHttpHooks for OutboundHttp {
         fut: ResponseIo,
     ) -> SendFuture {
         _ = fut;
-        let destination = match self.policy.judge(request.uri()) {
+        let policy = &self.policy;
+        let decision = self
+            .decisions
+            .decide(request.uri(), |uri| policy.judge(uri).map(Arc::new));
+        let destination = match decision {
             Ok(destination) => destination,
             Err(Undeliverable::Invalid) => {
                 return Box::new(async { Err(Error::HttpRequestUriInvalid) });
@@ -117,14 +128,12 @@ impl WasiHttpHooks for OutboundHttp {
             }
         };
         let (mut parts, body) = request.into_parts();
-        parts.uri = match destination.request_uri(parts.uri.path_and_query()) {
-            Ok(uri) => uri,
-            Err(_) => return Box::new(async { Err(Error::HttpRequestUriInvalid) }),
-        };
-        let sent = self
-            .policy
-            .connections
-            .send(http::Request::from_parts(parts, body), options);
+        parts.uri = origin_form(&parts.uri);
+        let sent = self.policy.connections.send(
+            destination,
+            http::Request::from_parts(parts, body),
+            options,
+        );
         let denials = self.denials.clone();
         Box::new(async move {
             match sent.await {
@@ -137,6 +146,17 @@ impl WasiHttpHooks for OutboundHttp {
                 Err(SendError::Failed(error)) => Err(error),
             }
         })
+    }
+}
+
+/// The request target sent on the connection: the path and query alone (`/` when empty);
+/// the destination is the connection's, the `host` header wasmtime-wasi-http's.
+fn origin_form(uri: &http::Uri) -> http::Uri {
+    match uri.path_and_query() {
+        Some(path_and_query) if path_and_query.as_str().starts_with('/') => {
+            http::Uri::from(path_and_query.clone())
+        }
+        _ => http::Uri::from_static("/"),
     }
 }
 
@@ -184,6 +204,14 @@ mod tests {
     }
 
     #[test]
+    fn the_request_target_is_the_path_and_query() {
+        let target = |uri: &str| origin_form(&uri.parse().unwrap()).to_string();
+        assert_eq!(target("http://a.test:8080/x/y?q=1"), "/x/y?q=1");
+        assert_eq!(target("http://a.test"), "/");
+        assert_eq!(target("https://a.test/"), "/");
+    }
+
+    #[test]
     fn denials_are_kept_for_the_task_log() {
         let mut hook = OutboundHttp::new(policy(&[]));
         let request = http::Request::get("http://10.1.2.3:81/")
@@ -192,5 +220,11 @@ mod tests {
         drop(hook.send_request(request, None, Box::new(async { Ok(()) })));
         assert_eq!(hook.take_denied(), ["http://10.1.2.3:81"]);
         assert!(hook.take_denied().is_empty());
+        // A cached decision is still a denial, logged again.
+        let request = http::Request::get("http://10.1.2.3:81/other")
+            .body(WasiBody::default())
+            .unwrap();
+        drop(hook.send_request(request, None, Box::new(async { Ok(()) })));
+        assert_eq!(hook.take_denied(), ["http://10.1.2.3:81"]);
     }
 }

@@ -1,7 +1,13 @@
 //! The keep-alive connections of one participant (shared by its slots, never by two
-//! participants): hyper-util's pooled client over the checked connector, so connections are
-//! kept per destination (scheme, host, port) as Node's `fetch` keeps them. Without keep-alive,
-//! each request opens its own connection.
+//! participants), kept per destination (scheme, host, port) as Node's `fetch` keeps them.
+//! Without keep-alive, each request opens its own connection.
+//!
+//! A connection has no task of its own: hyper's HTTP/1 connection is driven by whoever
+//! waits on it — the request's future until the response head, then the response body as
+//! the guest reads it — so a request and its body cost no hop to a connection task and
+//! back. A connection whose response was read to the end goes back to the pool; one
+//! dropped half-read is closed. An idle connection is looked at before reuse: one the server
+//! closed meanwhile, or idle for longer than [`IDLE_TIMEOUT`], is dropped.
 //!
 //! Timeouts are wasi:http's request options (600 s each when unset, as wasmtime-wasi-http's
 //! default sender): the connect timeout bounds resolution, connection and TLS handshake; the
@@ -10,18 +16,23 @@
 //! wait for a body frame.
 
 use super::allowlist::AllowedHost;
-use super::connector::{CheckedConnector, ConnectError};
+use super::connector::{CheckedConnector, CheckedStream, ConnectError};
 use super::denial::Denial;
+use super::destination::Destination;
 use super::response_body::TimedBody;
+use bytes::Bytes;
+use http_body::{Body, Frame, SizeHint};
 use http_body_util::BodyExt;
-use hyper_util::client::legacy::Client;
-use hyper_util::rt::{TokioExecutor, TokioTimer};
-use std::error::Error as _;
+use hyper::client::conn::http1;
+use hyper_util::rt::TokioIo;
+use std::collections::HashMap;
 use std::fmt;
-use std::future::Future;
+use std::future::{poll_fn, Future};
 use std::io;
+use std::pin::Pin;
 use std::sync::{Arc, Mutex, PoisonError};
-use std::time::Duration;
+use std::task::{Context, Poll, Waker};
+use std::time::{Duration, Instant};
 use wasmtime_wasi_http::{Error, RequestOptions, WasiBody};
 
 /// A timeout wasi:http leaves unset.
@@ -33,13 +44,11 @@ const MAX_TIMEOUT: Duration = Duration::from_secs(100 * 365 * 24 * 3600);
 /// Idle connections kept per destination.
 const MAX_IDLE_PER_DESTINATION: usize = 256;
 
+/// Idle connections kept in all (each holds a file descriptor).
+const MAX_IDLE: usize = 256;
+
 /// How long an idle connection is kept.
 const IDLE_TIMEOUT: Duration = Duration::from_secs(30);
-
-/// Distinct connect timeouts served at once (each has its own client and idle connections).
-const MAX_CLIENTS: usize = 4;
-
-type PooledClient = Client<CheckedConnector, WasiBody>;
 
 /// Why a request got no response.
 #[derive(Debug)]
@@ -50,12 +59,45 @@ pub(crate) enum SendError {
     Failed(Error),
 }
 
+/// One open HTTP/1 connection: where requests go in, and the future that drives it.
+struct Connection {
+    sender: http1::SendRequest<WasiBody>,
+    driver: http1::Connection<TokioIo<CheckedStream>, WasiBody>,
+}
+
+impl Connection {
+    /// Drives the connection; `Ready` once it has ended (closed or failed).
+    fn poll_drive(&mut self, cx: &mut Context<'_>) -> Poll<()> {
+        Pin::new(&mut self.driver).poll(cx).map(drop)
+    }
+
+    /// Whether the connection can take another request now.
+    fn is_reusable(&mut self) -> bool {
+        !self.sender.is_closed()
+            && self
+                .poll_drive(&mut Context::from_waker(Waker::noop()))
+                .is_pending()
+            && self.sender.is_ready()
+    }
+}
+
+/// An idle connection and since when.
+struct Idle {
+    connection: Connection,
+    since: Instant,
+}
+
 /// One participant's connections.
 pub(crate) struct ConnectionPool {
     rules: Arc<[AllowedHost]>,
     keep_alive: bool,
-    /// One client per connect timeout in use (the connector owns the timeout).
-    clients: Mutex<Vec<(Duration, PooledClient)>>,
+    idle: Mutex<IdleConnections>,
+}
+
+#[derive(Default)]
+struct IdleConnections {
+    by_destination: HashMap<Arc<Destination>, Vec<Idle>>,
+    count: usize,
 }
 
 impl fmt::Debug for ConnectionPool {
@@ -71,7 +113,7 @@ impl ConnectionPool {
         Self {
             rules,
             keep_alive,
-            clients: Mutex::default(),
+            idle: Mutex::default(),
         }
     }
 
@@ -79,10 +121,11 @@ impl ConnectionPool {
         self.keep_alive
     }
 
-    /// Sends a judged request (its URI absolute, from its destination) and waits for the
-    /// response head.
+    /// Sends a judged request to `destination` (its URI in origin form, `/path?query`) and
+    /// waits for the response head.
     pub(crate) fn send(
-        &self,
+        self: &Arc<Self>,
+        destination: Arc<Destination>,
         request: http::Request<WasiBody>,
         options: Option<RequestOptions>,
     ) -> impl Future<Output = Result<http::Response<WasiBody>, SendError>> + Send + 'static {
@@ -95,80 +138,274 @@ impl ConnectionPool {
         };
         let first_byte = timeout(|o| o.first_byte_timeout);
         let between_bytes = timeout(|o| o.between_bytes_timeout);
-        let client = self.client(timeout(|o| o.connect_timeout));
+        let connect_timeout = timeout(|o| o.connect_timeout);
+        let pool = self.clone();
+        let exchange = async move {
+            let mut connection = match pool.checkout(&destination) {
+                Some(connection) => connection,
+                None => pool.connect(&destination, connect_timeout).await?,
+            };
+            let response = connection.sender.send_request(request);
+            tokio::pin!(response);
+            let head = poll_fn(|cx| {
+                if let Poll::Ready(head) = response.as_mut().poll(cx) {
+                    return Poll::Ready(head);
+                }
+                match connection.poll_drive(cx) {
+                    Poll::Pending => Poll::Pending,
+                    // The connection ended: the response has its error by now.
+                    Poll::Ready(()) => response.as_mut().poll(cx),
+                }
+            })
+            .await
+            .map_err(|error| SendError::Failed(of_hyper(&error)))?;
+            let (parts, incoming) = head.into_parts();
+            let body = PooledBody {
+                incoming: TimedBody::new(incoming, between_bytes),
+                connection: Some(connection),
+                destination,
+                pool,
+            };
+            Ok(http::Response::from_parts(parts, body.into_wasi()))
+        };
         async move {
-            let response = tokio::time::timeout(first_byte, client.request(request))
+            tokio::time::timeout(first_byte, exchange)
                 .await
                 .map_err(|_| SendError::Failed(Error::ConnectionReadTimeout))?
-                .map_err(|error| SendError::of_client(&error))?;
-            Ok(response.map(|incoming| TimedBody::new(incoming, between_bytes).boxed_unsync()))
         }
     }
 
-    fn client(&self, connect_timeout: Duration) -> PooledClient {
-        let mut clients = self.clients.lock().unwrap_or_else(PoisonError::into_inner);
-        if let Some((_, client)) = clients.iter().find(|(t, _)| *t == connect_timeout) {
-            return client.clone();
+    /// An idle connection to `destination` that can take a request, if there is one.
+    fn checkout(&self, destination: &Destination) -> Option<Connection> {
+        let mut idle = self.idle.lock().unwrap_or_else(PoisonError::into_inner);
+        let IdleConnections {
+            by_destination,
+            count,
+        } = &mut *idle;
+        let connections = by_destination.get_mut(destination)?;
+        let mut found = None;
+        while let Some(mut idle) = connections.pop() {
+            *count -= 1;
+            if idle.since.elapsed() < IDLE_TIMEOUT && idle.connection.is_reusable() {
+                found = Some(idle.connection);
+                break;
+            }
         }
-        if clients.len() == MAX_CLIENTS {
-            clients.remove(0);
+        if connections.is_empty() {
+            by_destination.remove(destination);
         }
-        let idle = if self.keep_alive {
-            MAX_IDLE_PER_DESTINATION
-        } else {
-            0
-        };
-        let client = Client::builder(TokioExecutor::new())
-            .pool_timer(TokioTimer::new())
-            .pool_idle_timeout(IDLE_TIMEOUT)
-            .pool_max_idle_per_host(idle)
-            .build(CheckedConnector::new(self.rules.clone(), connect_timeout));
-        clients.push((connect_timeout, client.clone()));
-        client
+        found
+    }
+
+    /// Keeps a connection whose exchange is over for the next request, when it can take one.
+    fn checkin(&self, destination: Arc<Destination>, mut connection: Connection) {
+        if !self.keep_alive || !connection.is_reusable() {
+            return;
+        }
+        let mut idle = self.idle.lock().unwrap_or_else(PoisonError::into_inner);
+        if idle.count >= MAX_IDLE {
+            return;
+        }
+        let connections = idle.by_destination.entry(destination).or_default();
+        if connections.len() < MAX_IDLE_PER_DESTINATION {
+            connections.push(Idle {
+                connection,
+                since: Instant::now(),
+            });
+            idle.count += 1;
+        }
+    }
+
+    /// Opens a checked connection to `destination` and runs the HTTP/1 handshake.
+    async fn connect(
+        &self,
+        destination: &Destination,
+        connect_timeout: Duration,
+    ) -> Result<Connection, SendError> {
+        let stream = CheckedConnector::new(self.rules.clone(), connect_timeout)
+            .connect(destination)
+            .await
+            .map_err(|error| of_connect(&error))?;
+        let (sender, driver) = http1::Builder::new()
+            .handshake(TokioIo::new(stream))
+            .await
+            .map_err(|error| SendError::Failed(of_hyper(&error)))?;
+        Ok(Connection { sender, driver })
     }
 }
 
-impl SendError {
-    /// What a failed request becomes: a denial found by the connector, or the wasi:http
-    /// error wasmtime-wasi-http's default sender reports for the same failure.
-    fn of_client(error: &hyper_util::client::legacy::Error) -> Self {
-        let mut cause = error.source();
-        while let Some(current) = cause {
-            if let Some(connect) = current.downcast_ref::<ConnectError>() {
-                return Self::of_connect(connect);
+/// A response body that drives its connection while it is read, and gives the connection
+/// back to the pool once the body has ended.
+struct PooledBody {
+    incoming: TimedBody,
+    connection: Option<Connection>,
+    destination: Arc<Destination>,
+    pool: Arc<ConnectionPool>,
+}
+
+impl PooledBody {
+    fn into_wasi(self) -> WasiBody {
+        if self.incoming.is_end_stream() {
+            // Nothing to read (a HEAD, a 204): the connection is free now.
+            let Self {
+                connection,
+                destination,
+                pool,
+                incoming,
+            } = self;
+            if let Some(connection) = connection {
+                pool.checkin(destination, connection);
             }
-            if let Some(hyper) = current.downcast_ref::<hyper::Error>() {
-                return Self::Failed(if hyper.is_timeout() {
-                    Error::HttpResponseTimeout
-                } else {
-                    Error::HttpProtocolError
-                });
-            }
-            cause = current.source();
+            return incoming.boxed_unsync();
         }
-        Self::Failed(if error.is_connect() {
-            Error::ConnectionRefused
-        } else {
-            Error::HttpProtocolError
-        })
+        self.boxed_unsync()
+    }
+}
+
+impl Body for PooledBody {
+    type Data = Bytes;
+    type Error = Error;
+
+    fn poll_frame(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, Error>>> {
+        let this = self.get_mut();
+        if let Some(connection) = &mut this.connection {
+            if connection.poll_drive(cx).is_ready() {
+                // Ended: what it had read is in the body's channel, the rest is an error.
+                this.connection = None;
+            }
+        }
+        let frame = Pin::new(&mut this.incoming).poll_frame(cx);
+        if let Poll::Ready(None) = frame {
+            if let Some(connection) = this.connection.take() {
+                this.pool.checkin(this.destination.clone(), connection);
+            }
+        }
+        frame
     }
 
-    fn of_connect(error: &ConnectError) -> Self {
-        let copy = |error: &io::Error| io::Error::new(error.kind(), error.to_string());
-        Self::Failed(match error {
-            ConnectError::Denied(denial) => return Self::Denied(denial.clone()),
-            ConnectError::Unresolved(_) => Error::DnsError {
-                rcode: Some("address not available".into()),
-                info_code: None,
-            },
-            ConnectError::InvalidServerName => Error::DnsError {
-                rcode: Some("invalid dns name".into()),
-                info_code: None,
-            },
-            ConnectError::InvalidUri => Error::HttpRequestUriInvalid,
-            ConnectError::Timeout => Error::ConnectionTimeout,
-            ConnectError::Connect(error) => Error::Connect(copy(error)),
-            ConnectError::Tls(error) => Error::Tls(copy(error)),
-        })
+    fn is_end_stream(&self) -> bool {
+        self.incoming.is_end_stream()
+    }
+
+    fn size_hint(&self) -> SizeHint {
+        self.incoming.size_hint()
+    }
+}
+
+/// What a failed exchange becomes: the wasi:http error wasmtime-wasi-http's default sender
+/// reports for the same failure.
+fn of_hyper(error: &hyper::Error) -> Error {
+    if error.is_timeout() {
+        Error::HttpResponseTimeout
+    } else {
+        Error::HttpProtocolError
+    }
+}
+
+/// What a failed connection becomes: a denial found by the connector, or the wasi:http
+/// error of the same failure.
+fn of_connect(error: &ConnectError) -> SendError {
+    let copy = |error: &io::Error| io::Error::new(error.kind(), error.to_string());
+    SendError::Failed(match error {
+        ConnectError::Denied(denial) => return SendError::Denied(denial.clone()),
+        ConnectError::Unresolved(_) => Error::DnsError {
+            rcode: Some("address not available".into()),
+            info_code: None,
+        },
+        ConnectError::InvalidServerName => Error::DnsError {
+            rcode: Some("invalid dns name".into()),
+            info_code: None,
+        },
+        ConnectError::Timeout => Error::ConnectionTimeout,
+        ConnectError::Connect(error) => Error::Connect(copy(error)),
+        ConnectError::Tls(error) => Error::Tls(copy(error)),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    use tokio::net::TcpListener;
+
+    /// A server answering `hello` to each request; it closes a connection after
+    /// `per_connection` responses. Returns its port and the connections it accepted.
+    async fn server(per_connection: usize) -> (u16, Arc<std::sync::atomic::AtomicUsize>) {
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let accepted = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let counter = accepted.clone();
+        tokio::spawn(async move {
+            loop {
+                let (mut stream, _) = listener.accept().await.unwrap();
+                counter.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                tokio::spawn(async move {
+                    let mut buffer = vec![0; 4096];
+                    for _ in 0..per_connection {
+                        let mut read = 0;
+                        while !buffer[..read].windows(4).any(|w| w == b"\r\n\r\n") {
+                            match stream.read(&mut buffer[read..]).await {
+                                Ok(0) | Err(_) => return,
+                                Ok(n) => read += n,
+                            }
+                        }
+                        let answer = b"HTTP/1.1 200 OK\r\ncontent-length: 5\r\n\r\nhello";
+                        if stream.write_all(answer).await.is_err() {
+                            return;
+                        }
+                    }
+                });
+            }
+        });
+        (port, accepted)
+    }
+
+    async fn get(pool: &Arc<ConnectionPool>, port: u16) -> Bytes {
+        let uri: http::Uri = format!("http://127.0.0.1:{port}/").parse().unwrap();
+        let destination = Arc::new(Destination::of(&uri).unwrap());
+        let request = http::Request::get("/")
+            .header(http::header::HOST, format!("127.0.0.1:{port}"))
+            .body(WasiBody::default())
+            .unwrap();
+        let response = pool.send(destination, request, None).await.unwrap();
+        response.into_body().collect().await.unwrap().to_bytes()
+    }
+
+    fn pool(port: u16, keep_alive: bool) -> Arc<ConnectionPool> {
+        let rule = AllowedHost::parse(&format!("http://127.0.0.1:{port}")).unwrap();
+        Arc::new(ConnectionPool::new(vec![rule].into(), keep_alive))
+    }
+
+    #[tokio::test]
+    async fn a_read_response_frees_its_connection_for_the_next_request() {
+        let (port, accepted) = server(usize::MAX).await;
+        let pool = pool(port, true);
+        for _ in 0..3 {
+            assert_eq!(get(&pool, port).await, "hello");
+        }
+        assert_eq!(accepted.load(std::sync::atomic::Ordering::SeqCst), 1);
+    }
+
+    #[tokio::test]
+    async fn a_connection_the_server_closed_while_idle_is_replaced() {
+        let (port, accepted) = server(1).await;
+        let pool = pool(port, true);
+        assert_eq!(get(&pool, port).await, "hello");
+        // Let the server's close reach this side.
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        assert_eq!(get(&pool, port).await, "hello");
+        assert_eq!(accepted.load(std::sync::atomic::Ordering::SeqCst), 2);
+    }
+
+    #[tokio::test]
+    async fn without_keep_alive_no_connection_is_kept() {
+        let (port, accepted) = server(usize::MAX).await;
+        let pool = pool(port, false);
+        assert_eq!(get(&pool, port).await, "hello");
+        assert_eq!(get(&pool, port).await, "hello");
+        assert_eq!(accepted.load(std::sync::atomic::Ordering::SeqCst), 2);
     }
 }
