@@ -16,6 +16,7 @@ mod guest_errors;
 mod guest_http;
 mod hardening;
 mod js_aot;
+mod js_fetch;
 mod load;
 mod one_file;
 mod outbound_http;

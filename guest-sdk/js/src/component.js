@@ -5,6 +5,7 @@
 // what it returns, and every extra async function or `await` is a promise job the guest's
 // JavaScript interpreter pays for on every task.
 
+import './web/fetch.js';
 import { createContext } from './context.js';
 import { errorCode, errorMessage, isTaskError } from './errors.js';
 import { isObject, isThenable, jsonObject, toJson } from './json.js';

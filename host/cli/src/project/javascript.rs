@@ -6,6 +6,7 @@
 
 use super::fingerprint::Fingerprint;
 use super::progress::BuildProgress;
+use super::starlingmonkey::{self, Engine};
 use super::weval::JsCompilation;
 use super::{build_if_changed, sdk, tool, wit, Built};
 use anyhow::{bail, Context as _, Result};
@@ -66,6 +67,7 @@ pub(super) fn build(dir: &Path, progress: BuildProgress) -> Result<PathBuf> {
     let mut inputs: Vec<&str> = wit::contents().collect();
     inputs.extend(tool_versions.iter().map(String::as_str));
     inputs.push(&compilation_key);
+    inputs.push(starlingmonkey::JANITOR);
     let sources = Fingerprint::of(&[dir, &sdk], inputs)?;
     // The files the last bundle read besides these (modules outside the project, packages).
     let read_before = Fingerprint::files_read_for(&super::component_path(dir));
@@ -170,6 +172,15 @@ fn componentize_bundle(
         .arg(&wit_dir)
         .args(["--world-name", wit::JS_WORLD, "-o"])
         .arg(&component);
+    let package = tool::node_package(dir, "@bytecodealliance/componentize-js")
+        .with_context(|| format!("{COMPONENTIZE_JS} is not installed in {}", dir.display()))?;
+    let aot = matches!(compilation, JsCompilation::Aot(_));
+    match starlingmonkey::engine(&package, aot, staging)? {
+        Engine::Fixed(engine) => {
+            componentizer.arg("--engine").arg(engine);
+        }
+        Engine::AsShipped(note) => progress.note(&note),
+    }
     let step = match compilation {
         JsCompilation::Aot(weval) => {
             componentizer.arg("--aot").arg("--weval-bin").arg(weval);
@@ -185,12 +196,13 @@ fn componentize_bundle(
 }
 
 /// The module esbuild starts from: it imports the task module and exports the world's
-/// `config` and `run` made by the SDK.
+/// `config` and `run` made by the SDK. The SDK's module comes first, so what it installs
+/// (its `fetch`) is in place before any module of the task runs.
 fn entry_shim(entry: &Path) -> String {
     let entry = serde_json::to_string(&entry.to_string_lossy()).expect("a string serializes");
     format!(
-        "import * as task from {entry};\n\
-         import {{ exportTask }} from \"{SDK_PACKAGE}/component\";\n\
+        "import {{ exportTask }} from \"{SDK_PACKAGE}/component\";\n\
+         import * as task from {entry};\n\
          const exported = exportTask(task);\n\
          export function config() {{ return exported.config(); }}\n\
          export function run(input) {{ return exported.run(input); }}\n"
@@ -270,8 +282,8 @@ mod tests {
     #[test]
     fn the_entry_shim_exports_config_and_run() {
         let shim = entry_shim(Path::new("/p/task \"a\".bench.ts"));
-        assert!(shim.starts_with("import * as task from \"/p/task \\\"a\\\".bench.ts\";\n"));
-        assert!(shim.contains("from \"@bench/task/component\""));
+        assert!(shim.starts_with("import { exportTask } from \"@bench/task/component\";\n"));
+        assert!(shim.contains("import * as task from \"/p/task \\\"a\\\".bench.ts\";\n"));
         assert!(shim.contains("export function config()"));
         assert!(shim.contains("export function run(input)"));
     }
@@ -284,6 +296,7 @@ mod tests {
             "js-http",
             "../tests/guests-js/errors",
             "../tests/guests-js/aot",
+            "../tests/guests-js/fetch",
         ] {
             let manifest = Path::new(env!("CARGO_MANIFEST_DIR"))
                 .join("../../examples")

@@ -10,6 +10,7 @@ pub(crate) mod progress;
 mod python;
 mod rust;
 pub(crate) mod sdk;
+mod starlingmonkey;
 mod tool;
 mod weval;
 mod wit;
