@@ -5,55 +5,14 @@
 use crate::support::{
     bench::{run_bench, Run},
     guests::built_project,
+    http_server::serve,
     results::{records, step, step_names},
     root,
 };
 use serde_json::{json, Value};
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::TcpListener;
 use tempfile::TempDir;
 
-/// Serves `connections` requests on a loopback port, then stops: a GET answers `hello`
-/// (with an `X-Server` header), a POST echoes its body. Each connection carries one request.
-fn serve(connections: usize) -> u16 {
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let port = listener.local_addr().unwrap().port();
-    std::thread::spawn(move || {
-        for stream in listener.incoming().take(connections) {
-            let Ok(stream) = stream else { continue };
-            let mut reader = BufReader::new(stream);
-            let mut request_line = String::new();
-            let mut length = 0;
-            let _ = reader.read_line(&mut request_line);
-            loop {
-                let mut header = String::new();
-                if reader.read_line(&mut header).unwrap_or(0) == 0 || header.trim().is_empty() {
-                    break;
-                }
-                if let Some((name, value)) = header.split_once(':') {
-                    if name.eq_ignore_ascii_case("content-length") {
-                        length = value.trim().parse().unwrap_or(0);
-                    }
-                }
-            }
-            let mut body = vec![0; length];
-            let _ = reader.read_exact(&mut body);
-            if !request_line.starts_with("POST") {
-                body = b"hello".to_vec();
-            }
-            let head = format!(
-                "HTTP/1.1 200 OK\r\nX-Server: test\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
-                body.len()
-            );
-            let mut stream = reader.into_inner();
-            let _ = stream.write_all(head.as_bytes());
-            let _ = stream.write_all(&body);
-        }
-    });
-    port
-}
-
-fn run_task(project: &str, url: &str, args: &[&str]) -> (Run, Vec<Value>) {
+pub(crate) fn run_task(project: &str, url: &str, args: &[&str]) -> (Run, Vec<Value>) {
     built_project(project);
     let dir = TempDir::new().unwrap();
     let path = root().join(project);
@@ -131,8 +90,13 @@ fn python_http_helper_gets_and_posts_through_wasi_http() {
 fn python_http_helper_reports_a_denied_host_as_its_error_code() {
     let (_, records) = run_task("tests/guests-python/http", "http://127.0.0.2:9/", &[]);
     assert_eq!(records[0]["errorCode"], "http_request_denied");
-    assert_eq!(
-        records[0]["data"]["errorMessage"],
-        "HTTP request failed: http_request_denied"
+    let message = records[0]["data"]["errorMessage"].as_str().unwrap();
+    assert!(
+        message.starts_with(
+            "HTTP request failed: http_request_denied (bench denied the request to \
+             http://127.0.0.2:9: it is not allowed by the benchmark config's allowedHosts or \
+             --allow-host"
+        ),
+        "{message}"
     );
 }

@@ -89,6 +89,7 @@ fn participant_mode_prints_upstream_lines_and_records_steps() {
             "completedAt",
             "latencyMs",
             "durationUs",
+            "guestCpuUs",
             "steps"
         ]
     );

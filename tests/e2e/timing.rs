@@ -50,7 +50,13 @@ fn the_summary_shows_elapsed_time_throughput_and_latency_spread() {
         .unwrap()
         + 1;
     assert!(
-        run.lines()[next].starts_with("Results: "),
+        run.lines()[next].starts_with("  local: guest CPU ")
+            && run.lines()[next].ends_with("% of the latency median"),
+        "the guest CPU under the latency: {}",
+        run.stdout
+    );
+    assert!(
+        run.lines()[next + 1].starts_with("Results: "),
         "under the table"
     );
 

@@ -7,6 +7,7 @@ import wit_world
 from componentize_py_types import Err
 from wit_world.imports import model
 
+from . import adapters
 from .context import Context
 from .errors import TaskError, error_code, error_message
 from .registry import TaskResult, registered
@@ -28,6 +29,7 @@ class WitWorld(wit_world.WitWorld):
     def run(self, input: model.TaskInput) -> model.TaskOutput:
         """Runs one iteration; raises ``Err(task-error)`` when the task fails."""
         try:
+            adapters.at_run_time()
             _, run = registered()
             ctx = Context(input)
             os.environ.clear()

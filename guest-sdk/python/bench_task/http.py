@@ -8,22 +8,13 @@ benchmark config or ``--allow-host`` lists)::
 """
 
 import json
-from urllib.parse import urlsplit
 
-from componentize_py_types import Err, Ok
-from wit_world.imports import outgoing_handler, streams, types
+from . import transport
+from .transport import HttpError, HttpTimeout
 
-_CHUNK = 4096
-_NS_PER_MS = 1_000_000
+__all__ = ["HttpError", "HttpTimeout", "Response", "get", "post", "request"]
 
-
-class HttpError(Exception):
-    """A request that got no response; ``code`` names the wasi:http error in snake case
-    (e.g. ``http_request_denied``, ``connection_refused``) and becomes the task's errorCode."""
-
-    def __init__(self, code, detail=None):
-        super().__init__(f"HTTP request failed: {code}" + (f" ({detail})" if detail else ""))
-        self.code = code
+_S_PER_MS = 0.001
 
 
 class Response:
@@ -67,95 +58,18 @@ def post(url, body=None, **options):
 def request(method, url, headers=None, body=None, timeout_ms=None):
     """Sends a request and returns the whole ``Response``. ``headers`` is a dict or a list
     of pairs, ``body`` bytes or str, ``timeout_ms`` bounds connecting and each wait for
-    data. Raises ``HttpError`` when there is no response."""
-    parts = urlsplit(url)
-    if parts.scheme not in ("http", "https") or not parts.netloc:
-        raise ValueError(f"not an http(s) URL: {url}")
-    pairs = [(str(name), _bytes(value)) for name, value in (headers.items() if isinstance(headers, dict) else headers or [])]
+    data. Raises ``HttpError`` (``HttpTimeout`` past the timeout) when there is no response."""
+    pairs = list(headers.items() if isinstance(headers, dict) else headers or [])
     data = _bytes(body) if body is not None else b""
-    if body is not None and not any(name.lower() == "content-length" for name, _ in pairs):
-        pairs.append(("content-length", str(len(data)).encode()))
-    fields = types.Fields.from_list(pairs)
-    outgoing = types.OutgoingRequest(fields)
-    outgoing.set_method(_method(method))
-    outgoing.set_scheme(types.Scheme_Http() if parts.scheme == "http" else types.Scheme_Https())
-    outgoing.set_authority(parts.netloc)
-    outgoing.set_path_with_query((parts.path or "/") + (f"?{parts.query}" if parts.query else ""))
-    outgoing_body = outgoing.body()
+    if body is not None and not any(str(name).lower() == "content-length" for name, _ in pairs):
+        pairs.append(("content-length", str(len(data))))
+    timeout = None if timeout_ms is None else timeout_ms * _S_PER_MS
+    response = transport.send(transport.Request(method, url, pairs, timeout), data, timeout)
     try:
-        future = outgoing_handler.handle(outgoing, _options(timeout_ms))
-    except Err as error:
-        raise _http_error(error.value) from None
-    _write_body(outgoing_body, data)
-    with future:
-        with future.subscribe() as pollable:
-            pollable.block()
-        result = future.get()
-    if not isinstance(result, Ok) or not isinstance(result.value, Ok):
-        detail = result.value.value if isinstance(result, Ok) else None
-        raise _http_error(detail)
-    with result.value.value as response:
-        status = response.status()
-        with response.headers() as fields:
-            received = [(name, value.decode("latin-1")) for name, value in fields.entries()]
-        return Response(status, received, _read_body(response))
-
-
-def _options(timeout_ms):
-    if timeout_ms is None:
-        return None
-    options = types.RequestOptions()
-    nanos = int(timeout_ms * _NS_PER_MS)
-    options.set_connect_timeout(nanos)
-    options.set_first_byte_timeout(nanos)
-    options.set_between_bytes_timeout(nanos)
-    return options
-
-
-def _write_body(outgoing_body, data):
-    with outgoing_body.write() as stream:
-        for start in range(0, len(data), _CHUNK):
-            stream.blocking_write_and_flush(data[start : start + _CHUNK])
-    types.OutgoingBody.finish(outgoing_body, None)
-
-
-def _read_body(response):
-    chunks = []
-    with response.consume() as incoming_body:
-        with incoming_body.stream() as stream:
-            while True:
-                try:
-                    chunks.append(stream.blocking_read(65536))
-                except Err as error:
-                    if isinstance(error.value, streams.StreamError_Closed):
-                        break
-                    raise HttpError("http_response_incomplete") from None
-    return b"".join(chunks)
-
-
-def _method(method):
-    name = method.upper()
-    known = {
-        "GET": types.Method_Get,
-        "HEAD": types.Method_Head,
-        "POST": types.Method_Post,
-        "PUT": types.Method_Put,
-        "DELETE": types.Method_Delete,
-        "CONNECT": types.Method_Connect,
-        "OPTIONS": types.Method_Options,
-        "TRACE": types.Method_Trace,
-        "PATCH": types.Method_Patch,
-    }
-    return known[name]() if name in known else types.Method_Other(name)
-
-
-def _http_error(code):
-    if code is None:
-        return HttpError("http_response_incomplete")
-    name = type(code).__name__.removeprefix("ErrorCode_")
-    snake = "".join(f"_{c.lower()}" if c.isupper() else c for c in name).lstrip("_")
-    detail = getattr(code, "value", None)
-    return HttpError(snake, None if detail is None else str(detail))
+        response.read_timeout = timeout
+        return Response(response.status, response.headers, response.read_all())
+    finally:
+        response.close()
 
 
 def _bytes(value):

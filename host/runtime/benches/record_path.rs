@@ -36,6 +36,7 @@ fn record(shape: Shape, task_index: u32) -> TaskRecord {
             completed_at: Some(at.clone()),
             latency_ms: Some(0.0),
             duration_us: Some(4.321),
+            guest_cpu_us: None,
             concurrency: None,
             timeout_ms: None,
             data: None,
@@ -49,6 +50,7 @@ fn record(shape: Shape, task_index: u32) -> TaskRecord {
             completed_at: Some(at.clone()),
             latency_ms: Some(0.0),
             duration_us: Some(4.321),
+            guest_cpu_us: None,
             concurrency: None,
             timeout_ms: None,
             data: json!({"value": 1}).as_object().cloned(),
@@ -65,6 +67,7 @@ fn record(shape: Shape, task_index: u32) -> TaskRecord {
         completed_at: at,
         latency_ms: 0.0,
         duration_us: Some(5.678),
+        guest_cpu_us: None,
         steps: vec![step],
         arrival: None,
     }

@@ -47,6 +47,11 @@ pub struct StepRecord {
     /// in records written before bench measured it.
     #[serde(default)]
     pub duration_us: Option<f64>,
+    /// Guest CPU in microseconds (three decimals) the step spent: the time the sandbox's
+    /// thread ran the guest between the step's start and end, time blocked in host I/O
+    /// excluded. Present where `durationUs` is bench's; absent in older records.
+    #[serde(default)]
+    pub guest_cpu_us: Option<f64>,
     /// Parallel invocations of the step body.
     #[serde(default)]
     pub concurrency: Option<u32>,
@@ -99,6 +104,9 @@ impl Serialize for StepRecord {
         if let Some(us) = self.duration_us {
             map.serialize_entry("durationUs", &micros_number(us))?;
         }
+        if let Some(us) = self.guest_cpu_us {
+            map.serialize_entry("guestCpuUs", &micros_number(us))?;
+        }
         if let Some(n) = self.concurrency {
             map.serialize_entry("concurrency", &n)?;
         }
@@ -123,7 +131,8 @@ impl Serialize for StepRecord {
 }
 
 /// The record of one task (`TaskResultRecord`), in the runner-built key order:
-/// taskIndex, status, startedAt, errorCode, data, completedAt, latencyMs, durationUs, steps.
+/// taskIndex, status, startedAt, errorCode, data, completedAt, latencyMs, durationUs,
+/// guestCpuUs, steps.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct TaskRecord {
@@ -153,6 +162,16 @@ pub struct TaskRecord {
         serialize_with = "serialize_micros"
     )]
     pub duration_us: Option<f64>,
+    /// Guest CPU in microseconds (three decimals) the task spent between the same start
+    /// and end: the time the sandbox's thread ran the guest, time blocked in host I/O
+    /// excluded. bench's addition; absent where the guest never ran (it could not be
+    /// instantiated) and in older records.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        serialize_with = "serialize_micros"
+    )]
+    pub guest_cpu_us: Option<f64>,
     /// Steps in completion order.
     pub steps: Vec<StepRecord>,
     /// When an open-model (arrival-rate) task was due and how long it took counted from
@@ -210,6 +229,7 @@ impl TaskRecord {
             completed_at: String::new(),
             latency_ms,
             duration_us: None,
+            guest_cpu_us: None,
             steps: vec![],
             arrival: None,
         }
@@ -271,6 +291,7 @@ mod tests {
             completed_at: Some("b".into()),
             latency_ms: Some(3.0),
             duration_us: None,
+            guest_cpu_us: None,
             concurrency: None,
             timeout_ms: None,
             data: json!({"ops": 5}).as_object().cloned(),
@@ -290,6 +311,7 @@ mod tests {
             completed_at: "c".into(),
             latency_ms: 12.0,
             duration_us: None,
+            guest_cpu_us: None,
             steps: vec![step("probe")],
             arrival: None,
         };
@@ -366,5 +388,26 @@ mod tests {
         assert_eq!(record.fine_latency_ms(), 4.0);
         assert_eq!(record.steps[0].duration_us, None);
         assert_eq!(record.steps[0].fine_latency_ms(), Some(4.0));
+        assert_eq!(record.guest_cpu_us, None);
+        assert_eq!(record.steps[0].guest_cpu_us, None);
+    }
+
+    #[test]
+    fn guest_cpu_follows_the_duration_and_reads_back() {
+        let mut record = TaskRecord::bare(2, Status::Success, 1.0);
+        record.duration_us = Some(1500.0);
+        record.guest_cpu_us = Some(micros(Duration::from_nanos(1_200_456)));
+        let mut timed = step("probe");
+        timed.duration_us = Some(900.0);
+        timed.guest_cpu_us = Some(850.25);
+        record.steps = vec![timed];
+        let text = serde_json::to_string(&record).unwrap();
+        assert_eq!(
+            text,
+            r#"{"taskIndex":2,"status":"success","startedAt":"","completedAt":"","latencyMs":1,"durationUs":1500,"guestCpuUs":1200.456,"steps":[{"name":"probe","status":"success","startedAt":"a","completedAt":"b","latencyMs":3,"durationUs":900,"guestCpuUs":850.25,"data":{"ops":5}}]}"#
+        );
+        let back: TaskRecord = serde_json::from_str(&text).unwrap();
+        assert_eq!(back.guest_cpu_us, Some(1200.456));
+        assert_eq!(back.steps[0].guest_cpu_us, Some(850.25));
     }
 }

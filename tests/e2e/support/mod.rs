@@ -3,6 +3,8 @@
 pub(crate) mod bench;
 pub(crate) mod browser;
 pub(crate) mod guests;
+pub(crate) mod http_server;
+pub(crate) mod moto;
 pub(crate) mod nats;
 pub(crate) mod platform;
 pub(crate) mod proxy;

@@ -1,5 +1,7 @@
 // Test task: `--throw <kind>` makes it fail in one particular way; without it, it checks
-// the environment, BigInt handling, log options and parallel steps.
+// the environment, BigInt handling, log options and parallel steps. `--throw busy` fails
+// no way: a step keeps the guest busy for 300 ms, the next waits 300 ms on a timer (for the
+// guest CPU each records).
 import { defineBenchmarkConfig, defineTask, TaskError } from '@bench/task';
 
 export const config = defineBenchmarkConfig({
@@ -57,6 +59,14 @@ export const task = defineTask(async (ctx) => {
   }
   if (kind === 'bad-concurrency') {
     await ctx.step('bad', () => 1, { concurrency: 0 });
+  }
+  if (kind === 'busy') {
+    await ctx.step('busy', () => {
+      const end = Date.now() + 300;
+      while (Date.now() < end);
+    });
+    await ctx.step('nap', () => new Promise((resolve) => setTimeout(resolve, 300)));
+    return { data: { busy: true } };
   }
   if (kind) failures[kind]();
 

@@ -15,10 +15,15 @@ pub(super) const APP_FILE: &str = "app.py";
 /// The componentize-py version Python tasks are built with.
 pub(crate) const COMPONENTIZE_PY_VERSION: &str = "0.25.1";
 
-/// The module componentize-py wraps: it imports the task module (which registers its task
-/// with the SDK) and the SDK's implementation of the world's exports.
+/// The module componentize-py wraps: it prepares the interpreter for the sandbox (the SDK's
+/// adapters: `ssl`, refusals, the asyncio loop), imports the task module (which registers its
+/// task with the SDK), carries the HTTP libraries it imported over wasi:http, and imports the
+/// SDK's implementation of the world's exports.
 const SHIM_MODULE: &str = "bench_component";
-const SHIM: &str = "import app  # noqa: F401 (registers the task)\n\
+const SHIM: &str = "import bench_task.adapters\n\
+                    bench_task.adapters.install()\n\
+                    import app  # noqa: F401 (registers the task)\n\
+                    bench_task.adapters.adapt_loaded()\n\
                     from bench_task.component import WitWorld  # noqa: F401\n";
 
 /// Builds a Python task project and returns the component's path.

@@ -61,8 +61,10 @@ pub(crate) fn build_record(
     let RecordedTask {
         mut steps,
         measures,
+        guest_cpu,
         ..
     } = recorded;
+    let guest_cpu_us = guest_cpu.map(micros);
     let mut data = measures.clone();
     let mut latency_ms = whole_ms_between(timing.started_at, timing.completed_at);
     let mut duration_us = Some(micros(timing.elapsed));
@@ -106,6 +108,7 @@ pub(crate) fn build_record(
             completed_at: Some(completed_at.clone()),
             latency_ms: Some(latency_ms),
             duration_us,
+            guest_cpu_us,
             concurrency: None,
             timeout_ms: None,
             data: (!measures.is_empty()).then_some(measures),
@@ -126,6 +129,7 @@ pub(crate) fn build_record(
         completed_at,
         latency_ms,
         duration_us,
+        guest_cpu_us,
         steps,
         arrival: None,
     }
@@ -159,6 +163,7 @@ fn step_from_wit(step: model::StepRecord) -> StepRecord {
         completed_at: step.completed_at,
         latency_ms: step.latency_ms,
         duration_us: None,
+        guest_cpu_us: None,
         concurrency: None,
         timeout_ms: None,
         data,

@@ -190,7 +190,8 @@ async fn call_with_deadlines(
     tokio::pin!(task_expiry);
     let interrupted = stop.interrupted();
     tokio::pin!(interrupted);
-    let call = task.call_run(&mut *store, input);
+    let guest_cpu = store.data().recorder.guest_cpu();
+    let call = guest_cpu.metered(task.call_run(&mut *store, input));
     tokio::pin!(call);
     loop {
         let current = deadline.borrow_and_update().clone();
@@ -350,6 +351,7 @@ mod tests {
             completed_at: None,
             latency_ms: None,
             duration_us: None,
+            guest_cpu_us: None,
             concurrency: None,
             timeout_ms: None,
             data: Some(measures.clone()),
@@ -360,6 +362,7 @@ mod tests {
             steps: vec![step],
             measures,
             measured_bytes,
+            guest_cpu: None,
         }
     }
 

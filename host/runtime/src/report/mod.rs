@@ -7,6 +7,7 @@ pub mod failures;
 pub mod finish;
 pub mod gate;
 mod git_head;
+mod guest_cpu;
 mod live;
 pub mod load;
 pub mod merge;

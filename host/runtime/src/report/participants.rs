@@ -250,6 +250,7 @@ mod tests {
             completed_at: String::new(),
             latency_ms,
             duration_us: None,
+            guest_cpu_us: None,
             steps: vec![StepRecord {
                 name: "create".into(),
                 status,
@@ -257,6 +258,7 @@ mod tests {
                 completed_at: None,
                 latency_ms: None,
                 duration_us: None,
+                guest_cpu_us: None,
                 concurrency: None,
                 timeout_ms: None,
                 data: step_data.as_object().cloned(),

@@ -497,6 +497,7 @@ mod tests {
                 completed_at: String::new(),
                 latency_ms: 0.0,
                 duration_us: None,
+                guest_cpu_us: None,
                 steps: Vec::new(),
                 arrival: None,
             },

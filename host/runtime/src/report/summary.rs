@@ -190,6 +190,7 @@ mod tests {
             completed_at: String::new(),
             latency_ms: 5.0,
             duration_us: None,
+            guest_cpu_us: None,
             steps: vec![],
             arrival: None,
         }

@@ -3,6 +3,7 @@
 //! counts and one column of `f64` samples per metric — the spec's metrics (and per group)
 //! when the run is scored, task latency and every numeric measure when it is not.
 
+use super::guest_cpu::GuestCpuSamples;
 use super::participants::{ParticipantStats, StatsCollector};
 use super::timing::LatencySamples;
 use crate::events::{RunEvent, RunObserver};
@@ -23,6 +24,10 @@ pub struct RunTally {
     collectors: Collectors,
     /// Each name's latency of successful tasks, for the timing lines.
     latencies: Vec<LatencySamples>,
+    /// Each name's guest CPU, for the timing lines and their warnings.
+    guest_cpu: Vec<GuestCpuSamples>,
+    /// The data keys of the scored metrics (none in a run without `scoring`).
+    metric_keys: Vec<String>,
     /// Each name's records.
     tasks: Vec<u64>,
     /// Each name's dropped arrivals (arrival-rate runs).
@@ -62,11 +67,21 @@ impl RunTally {
             }
             None => Collectors::Unscored(Vec::new()),
         };
+        let metric_keys = match &collectors {
+            Collectors::Scored(spec, _) => spec
+                .metrics
+                .iter()
+                .map(|metric| metric.data_key().to_owned())
+                .collect(),
+            Collectors::Unscored(_) => Vec::new(),
+        };
         let mut tally = Self {
             names: Vec::new(),
             index_by_name: HashMap::new(),
             collectors,
             latencies: Vec::new(),
+            guest_cpu: Vec::new(),
+            metric_keys,
             tasks: Vec::new(),
             dropped: Vec::new(),
             start_lags: Vec::new(),
@@ -93,10 +108,17 @@ impl RunTally {
         if let Some(arrival) = &record.arrival {
             self.start_lags[index].push(arrival.start_lag_ms);
         }
+        self.guest_cpu[index].add(record, &self.metric_keys);
         match &mut self.collectors {
             Collectors::Scored(spec, collectors) => collectors[index].add(spec, record),
             Collectors::Unscored(collectors) => collectors[index].add(record),
         }
+    }
+
+    /// Takes each participant's guest CPU, in summary order, with the scored metrics' data
+    /// keys (the tally keeps none afterwards).
+    pub(crate) fn take_guest_cpu(&mut self) -> (Vec<GuestCpuSamples>, &[String]) {
+        (std::mem::take(&mut self.guest_cpu), &self.metric_keys)
     }
 
     /// Takes each participant's latency of successful tasks, in summary order (the
@@ -170,6 +192,7 @@ impl RunTally {
             Collectors::Unscored(collectors) => collectors.push(StatsCollector::default()),
         }
         self.latencies.push(LatencySamples::default());
+        self.guest_cpu.push(GuestCpuSamples::default());
         self.tasks.push(0);
         self.dropped.push(0);
         self.start_lags.push(Vec::new());

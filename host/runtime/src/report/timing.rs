@@ -1,7 +1,8 @@
 //! The timing lines printed under the summary table: the run's elapsed time and throughput
 //! (from `run.json`'s start and end), and each participant's task latency as mean ± standard
-//! deviation with its minimum, median, p95, p99 and maximum, in a unit that fits; and the
-//! warnings its samples call for (many far outliers, a slow start). Computed from the saved
+//! deviation with its minimum, median, p95, p99 and maximum, in a unit that fits, with its
+//! guest CPU under it (`guest_cpu`); and the warnings its samples call for (many far
+//! outliers, a slow start, a scored metric that measures the guest's CPU). Computed from the saved
 //! run alone, so `bench report` prints the same lines.
 
 use super::console::escape;
@@ -72,7 +73,12 @@ pub(crate) fn timing_report(manifest: &RunManifest, tally: &mut RunTally) -> Tim
     }
     let (what, metric) = latency_name(manifest);
     report.metric = metric;
-    for (participant, latency) in tally.take_latencies() {
+    let (mut guest_cpu, metric_keys) = tally.take_guest_cpu();
+    let metric_keys = metric_keys.to_vec();
+    for ((participant, latency), guest_cpu) in tally.take_latencies().zip(&mut guest_cpu) {
+        report
+            .warnings
+            .extend(guest_cpu.warnings(&escape(participant), &metric_keys));
         let Some(sorted) = latency.into_sorted() else {
             continue;
         };
@@ -90,6 +96,9 @@ pub(crate) fn timing_report(manifest: &RunManifest, tally: &mut RunTally) -> Tim
             duration(stats.max),
             sorted.sorted.len()
         ));
+        report
+            .lines
+            .extend(guest_cpu.line(&participant, what, stats.median));
         if let Some(outliers) = sorted.far_outliers() {
             report.warnings.push(format!(
                 "Warning: {participant}: {outliers} of {} {what} samples are far outliers (beyond 3 \u{d7} the interquartile range): other work on the machine may have interfered; run again on a quieter machine",

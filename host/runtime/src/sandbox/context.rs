@@ -7,6 +7,7 @@
 use crate::clock::{self, whole_ms_between, Moment};
 use crate::js;
 use crate::record::{micros, Data, Status, StepRecord};
+use crate::sandbox::cpu::GuestCpu;
 use crate::sandbox::limits::{StopCode, TaskBounds, MAX_TASK_LOG_LINES};
 use bench_contract::bench::task::context::Host;
 use bench_contract::bench::task::model::{self, Level, StepOptions, StepOutcome};
@@ -41,6 +42,7 @@ struct OpenStep {
     id: u32,
     name: String,
     start: Moment,
+    cpu_at_start: std::time::Duration,
     options: StepOptions,
     data: Option<Data>,
     previous_active: Option<u32>,
@@ -73,6 +75,7 @@ pub struct TaskRecorder {
     log_bytes: usize,
     log_dropped: usize,
     deadline: watch::Sender<Option<StepDeadline>>,
+    cpu: GuestCpu,
 }
 
 impl Default for TaskRecorder {
@@ -91,6 +94,8 @@ pub struct RecordedTask {
     /// Bytes of measurements the task tried to record (steps and task level); past
     /// [`TaskBounds::max_data_bytes`] further measurements were not kept.
     pub measured_bytes: usize,
+    /// The guest CPU the task spent (None when it never ran: it could not be instantiated).
+    pub guest_cpu: Option<std::time::Duration>,
 }
 
 impl TaskRecorder {
@@ -110,7 +115,13 @@ impl TaskRecorder {
             log_bytes: 0,
             log_dropped: 0,
             deadline: watch::channel(None).0,
+            cpu: GuestCpu::default(),
         }
+    }
+
+    /// The guest CPU meter of this sandbox's tasks (the future running the guest adds to it).
+    pub(crate) fn guest_cpu(&self) -> GuestCpu {
+        self.cpu.clone()
     }
 
     /// Starts recording a task; `task_index` prefixes its log lines.
@@ -123,6 +134,7 @@ impl TaskRecorder {
         self.finished.clear();
         self.measures.clear();
         self.measured_bytes = 0;
+        self.cpu.reset();
         self.publish_deadline();
     }
 
@@ -149,6 +161,7 @@ impl TaskRecorder {
             steps: std::mem::take(&mut self.finished),
             measures: std::mem::take(&mut self.measures),
             measured_bytes: self.measured_bytes,
+            guest_cpu: Some(self.cpu.now()),
         }
     }
 
@@ -229,6 +242,7 @@ impl TaskRecorder {
     ) {
         let end = Moment::now();
         let elapsed = end.at - step.start.at;
+        let guest_cpu = self.cpu.now().saturating_sub(step.cpu_at_start);
         self.active = step.previous_active;
         self.log_line_at(end.wall, &step.name);
         if let Some(outcome) = outcome.filter(|_| step.options.capture_output != Some(false)) {
@@ -244,6 +258,7 @@ impl TaskRecorder {
             completed_at: Some(js::iso_timestamp(end.wall)),
             latency_ms: Some(whole_ms_between(step.start.wall, end.wall)),
             duration_us: Some(micros(elapsed)),
+            guest_cpu_us: Some(micros(guest_cpu)),
             concurrency: step.options.concurrency,
             timeout_ms: step.options.timeout_ms.map(f64::from),
             data: step.data,
@@ -315,6 +330,7 @@ impl Host for TaskRecorder {
             id,
             name: bounded_name(name, self.bounds.max_step_name_bytes),
             start: Moment::now(),
+            cpu_at_start: self.cpu.now(),
             options,
             data: None,
             previous_active: self.active,

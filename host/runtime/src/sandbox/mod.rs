@@ -3,6 +3,7 @@
 //! deny-by-default HTTP (`http`), captured stdio (`stdio`) — within its `limits`.
 
 pub mod context;
+pub mod cpu;
 pub mod env;
 pub mod fs;
 pub mod grants;

@@ -38,6 +38,7 @@ pub(super) fn record(status: Status, data: Value) -> TaskRecord {
         completed_at: String::new(),
         latency_ms: 0.0,
         duration_us: None,
+        guest_cpu_us: None,
         steps: Vec::new(),
         arrival: None,
     }

@@ -220,6 +220,7 @@ mod tests {
             completed_at: "b".into(),
             latency_ms: 1500.0,
             duration_us: None,
+            guest_cpu_us: None,
             steps: vec![],
             arrival: None,
         };
@@ -276,6 +277,7 @@ mod tests {
             completed_at: "b".into(),
             latency_ms: 250.0,
             duration_us: None,
+            guest_cpu_us: None,
             steps: vec![],
             arrival: None,
         };

@@ -55,6 +55,9 @@ pub const LOG_TAIL_BYTES: u64 = 32 * 1024;
 /// The name of the task latency in the distributions.
 const LATENCY: &str = "latencyMs";
 
+/// The distribution of the records' `guestCpuUs` (in milliseconds), beside the latency's.
+const GUEST_CPU: &str = "guestCpuMs";
+
 /// Who ran, when, at which commit and with which knobs: the page's header.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct RunHeader {
@@ -236,6 +239,11 @@ impl RunPage {
             content.distributions[0].offer(record.latency_ms);
             content.fine_latency.offer(record.fine_latency_ms());
             self.coarse_latency |= record.duration_us.is_none();
+            if let Some(us) = record.guest_cpu_us.filter(|us| us.is_finite()) {
+                if let Some(metric) = self.metric(GUEST_CPU) {
+                    self.participants[index].distributions[metric].offer(us / 1000.0);
+                }
+            }
             for (key, value) in record.data.iter().flatten() {
                 let numbers = numbers(value);
                 if numbers.is_empty() {
@@ -624,6 +632,7 @@ mod tests {
             completed_at: end.into(),
             latency_ms: 10.0 * f64::from(index + 1),
             duration_us: None,
+            guest_cpu_us: None,
             steps: vec![StepRecord {
                 name: "upload".into(),
                 status: Status::Success,
@@ -631,6 +640,7 @@ mod tests {
                 completed_at: None,
                 latency_ms: Some(f64::from(index)),
                 duration_us: None,
+                guest_cpu_us: None,
                 concurrency: None,
                 timeout_ms: None,
                 data: None,
@@ -711,6 +721,26 @@ mod tests {
         record.steps[0].latency_ms = Some(0.0);
         record.steps[0].duration_us = step_us;
         record
+    }
+
+    #[test]
+    fn guest_cpu_is_a_distribution_beside_the_latency_when_records_have_it() {
+        let mut page = RunPage::new();
+        let mut busy = timed(0, Some(900.0), Some(900.0));
+        busy.guest_cpu_us = Some(600.0);
+        page.add("a", &busy);
+        page.add("b", &timed(1, Some(900.0), Some(900.0)));
+        let data = page.finish(&RunHeader::default(), &Value::Null, None, &[]);
+        let metrics: Vec<&Value> = data["distributions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|metric| &metric["metric"])
+            .collect();
+        assert_eq!(metrics, [&json!("latencyMs"), &json!("guestCpuMs")]);
+        let rows = &data["distributions"][1]["participants"];
+        assert_eq!(rows[0]["box"], json!([0.6, 0.6, 0.6, 0.6, 0.6]));
+        assert_eq!(rows[1]["count"], 0, "an older record has no guest CPU");
     }
 
     #[test]
