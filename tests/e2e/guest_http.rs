@@ -65,6 +65,12 @@ fn js_fetch_to_a_host_the_config_does_not_allow_fails_the_task() {
         run.stderr
     );
     assert_eq!(records[0]["errorCode"], "TypeError");
+    let message = records[0]["data"]["errorMessage"].as_str().unwrap();
+    assert!(
+        message.starts_with("fetch http://127.0.0.2:9/ failed: ")
+            && message.contains("(bench: the request was denied or its connection failed;"),
+        "{message}"
+    );
     assert_eq!(step(&records[0], "request")["status"], "error");
 }
 
