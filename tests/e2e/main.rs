@@ -19,6 +19,8 @@ mod hardening;
 mod js_aot;
 mod js_fetch;
 mod load;
+mod node_compat;
+mod npm_sdks;
 mod one_file;
 mod outbound_http;
 mod platform;

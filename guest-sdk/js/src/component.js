@@ -6,6 +6,7 @@
 // JavaScript interpreter pays for on every task.
 
 import './web/fetch.js';
+import './web/streams.js';
 import { createContext } from './context.js';
 import { errorCode, errorMessage, isTaskError } from './errors.js';
 import { isObject, isThenable, jsonObject, toJson } from './json.js';

@@ -2,6 +2,7 @@
 
 pub(crate) mod bench;
 pub(crate) mod browser;
+pub(crate) mod fake_api;
 pub(crate) mod guests;
 pub(crate) mod http_server;
 pub(crate) mod moto;

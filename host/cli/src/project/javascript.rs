@@ -10,6 +10,7 @@ use super::starlingmonkey::{self, Engine};
 use super::weval::JsCompilation;
 use super::{build_if_changed, sdk, tool, wit, Built};
 use anyhow::{bail, Context as _, Result};
+use std::ffi::{OsStr, OsString};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -31,6 +32,10 @@ const COMPONENTIZE_JS: &str = "componentize-js";
 /// The build step of componentize-js with AOT compilation.
 const COMPONENTIZE_JS_AOT: &str = "componentize-js --aot (weval)";
 const ESBUILD: &str = "esbuild";
+/// The SDK's folder of Node built-in modules (one `.cjs` file each).
+const NODE_MODULES_DIR: &str = "src/node";
+/// The module of Node globals esbuild injects into a task bundle.
+const NODE_GLOBALS: &str = "src/node/globals.js";
 
 /// Builds a JavaScript/TypeScript task project (installing its npm dependencies first when
 /// they are missing) and returns the component's path.
@@ -73,7 +78,7 @@ pub(super) fn build(dir: &Path, progress: BuildProgress) -> Result<PathBuf> {
     let read_before = Fingerprint::files_read_for(&super::component_path(dir));
     let fingerprint = sources.clone().and_files(read_before);
     build_if_changed(dir, &fingerprint, |staging| {
-        let bundle = bundle(dir, &manifest.entry, staging, &esbuild, progress)?;
+        let bundle = bundle(dir, &manifest.entry, staging, &sdk, &esbuild, progress)?;
         Ok(Built {
             component: componentize_bundle(
                 dir,
@@ -103,6 +108,7 @@ fn bundle(
     dir: &Path,
     entry: &Path,
     staging: &Path,
+    sdk: &Path,
     esbuild: &Path,
     progress: BuildProgress,
 ) -> Result<Bundle> {
@@ -111,18 +117,7 @@ fn bundle(
     let file = staging.join("bundle.js");
     let metafile = staging.join("meta.json");
     let mut bundler = Command::new(esbuild);
-    bundler.arg(&shim).args([
-        "--bundle",
-        "--format=esm",
-        "--platform=browser",
-        "--target=es2022",
-        "--external:bench:*",
-        "--external:wasi:*",
-        "--log-level=warning",
-    ]);
-    bundler.arg(format!("--outfile={}", file.display()));
-    bundler.arg(format!("--metafile={}", metafile.display()));
-    bundler.arg(format!("--alias:{UPSTREAM_PACKAGE}={SDK_PACKAGE}"));
+    bundler.args(esbuild_arguments(&shim, sdk, &file, &metafile)?);
     if let Some(modules) = tool::node_modules_with(dir, SDK_PACKAGE) {
         bundler.env("NODE_PATH", modules);
     }
@@ -132,6 +127,87 @@ fn bundle(
         .filter(|file| !file.starts_with(staging))
         .collect();
     Ok(Bundle { file, read })
+}
+
+/// esbuild's arguments for bundling `shim` (the entry module) into `outfile`: one ES module
+/// for componentize-js with the host's interfaces left as imports; packages resolved as Node
+/// resolves them (the `node` export condition, `main` before `module`), so SDKs take their
+/// Node code paths; Node's built-in modules, bare and `node:`, from the SDK's `src/node/`
+/// for the task and every package it imports; the Node globals (`Buffer`, `process`,
+/// `setImmediate`…) injected into the modules that name them; the module's own location
+/// (`import.meta.url`, `__dirname`) is `/task.js`, as the engine has none to give.
+fn esbuild_arguments(
+    shim: &Path,
+    sdk: &Path,
+    outfile: &Path,
+    metafile: &Path,
+) -> Result<Vec<OsString>> {
+    let mut arguments: Vec<OsString> = [
+        "--bundle",
+        "--format=esm",
+        "--platform=neutral",
+        "--conditions=node",
+        "--main-fields=main,module",
+        "--target=es2022",
+        "--external:bench:*",
+        "--external:wasi:*",
+        "--define:global=globalThis",
+        "--define:import.meta.url=\"file:///task.js\"",
+        "--define:import.meta.filename=\"/task.js\"",
+        "--define:import.meta.dirname=\"/\"",
+        "--define:__filename=\"/task.js\"",
+        "--define:__dirname=\"/\"",
+        "--log-level=warning",
+    ]
+    .map(OsString::from)
+    .into();
+    arguments.insert(0, shim.into());
+    let mut flag = |name: &str, value: &OsStr| {
+        let mut flag = OsString::from(name);
+        flag.push(value);
+        arguments.push(flag);
+    };
+    flag("--outfile=", outfile.as_os_str());
+    flag("--metafile=", metafile.as_os_str());
+    flag(
+        &format!("--alias:{UPSTREAM_PACKAGE}="),
+        SDK_PACKAGE.as_ref(),
+    );
+    for (name, file) in node_modules_of(sdk)? {
+        flag(&format!("--alias:{name}="), file.as_os_str());
+        flag(&format!("--alias:node:{name}="), file.as_os_str());
+    }
+    flag("--inject:", sdk.join(NODE_GLOBALS).as_os_str());
+    Ok(arguments)
+}
+
+/// The SDK's Node built-in modules: each `src/node/<name>.cjs` (`fs/promises` from
+/// `src/node/fs/promises.cjs`; `internal/` holds what they share) and its file.
+fn node_modules_of(sdk: &Path) -> Result<Vec<(String, PathBuf)>> {
+    let root = sdk.join(NODE_MODULES_DIR);
+    let mut modules = Vec::new();
+    let mut folders = vec![root.clone()];
+    while let Some(folder) = folders.pop() {
+        let entries = std::fs::read_dir(&folder).with_context(|| {
+            format!("cannot read the SDK's Node modules in {}", folder.display())
+        })?;
+        for entry in entries {
+            let path = entry?.path();
+            let relative = path.strip_prefix(&root)?;
+            if path.is_dir() && relative != Path::new("internal") {
+                folders.push(path);
+            } else if path.extension() == Some("cjs".as_ref()) {
+                let name = relative.with_extension("");
+                let name = name
+                    .components()
+                    .map(|part| part.as_os_str().to_string_lossy())
+                    .collect::<Vec<_>>();
+                modules.push((name.join("/"), path));
+            }
+        }
+    }
+    modules.sort();
+    Ok(modules)
 }
 
 /// The input files an esbuild metafile lists (its paths are relative to `dir`, where esbuild
@@ -297,6 +373,8 @@ mod tests {
             "../tests/guests-js/errors",
             "../tests/guests-js/aot",
             "../tests/guests-js/fetch",
+            "../tests/guests-js/node",
+            "../tests/guests-js/sdks",
         ] {
             let manifest = Path::new(env!("CARGO_MANIFEST_DIR"))
                 .join("../../examples")
@@ -315,6 +393,40 @@ mod tests {
                 "{example}"
             );
         }
+    }
+
+    #[test]
+    fn node_s_built_in_modules_resolve_to_the_sdk_s_for_every_package() {
+        let sdk = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../guest-sdk/js");
+        let arguments = esbuild_arguments(
+            Path::new("/s/entry.js"),
+            &sdk,
+            Path::new("/s/bundle.js"),
+            Path::new("/s/meta.json"),
+        )
+        .unwrap();
+        let arguments: Vec<String> = arguments
+            .iter()
+            .map(|argument| argument.to_string_lossy().into_owned())
+            .collect();
+        let node = sdk.join(NODE_MODULES_DIR);
+        for name in ["fs", "fs/promises", "stream/web", "http", "crypto", "zlib"] {
+            let file = node.join(format!("{name}.cjs"));
+            for alias in [name.to_owned(), format!("node:{name}")] {
+                let expected = format!("--alias:{alias}={}", file.display());
+                assert!(arguments.contains(&expected), "{expected} in {arguments:?}");
+            }
+        }
+        assert!(
+            !arguments
+                .iter()
+                .any(|argument| argument.contains("internal")),
+            "{arguments:?}"
+        );
+        assert!(arguments.contains(&"--conditions=node".to_owned()));
+        let globals = format!("--inject:{}", sdk.join(NODE_GLOBALS).display());
+        assert!(arguments.contains(&globals), "{arguments:?}");
+        assert_eq!(arguments[0], "/s/entry.js");
     }
 
     #[test]

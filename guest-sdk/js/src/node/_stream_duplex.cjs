@@ -1,0 +1,5 @@
+// node:_stream_duplex (legacy name): stream.Duplex.
+
+'use strict';
+
+module.exports = require('./stream.cjs').Duplex;

@@ -1,0 +1,5 @@
+// node:assert/strict: assert.strict.
+
+'use strict';
+
+module.exports = require('../assert.cjs').strict;

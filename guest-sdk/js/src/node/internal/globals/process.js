@@ -1,0 +1,5 @@
+// The `process` global (node:process).
+
+import process from '../../process.cjs';
+
+export { process };

@@ -1,0 +1,5 @@
+// node:path/posix: node:path.
+
+'use strict';
+
+module.exports = require('../path.cjs');

@@ -1,0 +1,5 @@
+// node:punycode (deprecated in Node): the `punycode` package, Node's own.
+
+'use strict';
+
+module.exports = require('../vendor/punycode.cjs');
