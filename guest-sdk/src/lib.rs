@@ -29,6 +29,7 @@ mod context;
 mod error;
 #[cfg(feature = "http")]
 pub mod http;
+pub mod natives;
 mod output;
 
 #[doc(hidden)]

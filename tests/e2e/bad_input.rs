@@ -66,7 +66,7 @@ fn a_truncated_component_is_invalid() {
 fn a_component_without_run_names_the_world() {
     let dir = TempDir::new().unwrap();
     let run = run_bench(dir.path(), &["run", test_guest("no-run").to_str().unwrap()]);
-    assert_one_line_failure(&run, &["does not export `run`", "bench:task/task@0.1.0"]);
+    assert_one_line_failure(&run, &["does not export `run`", "bench:task/task@0.1.1"]);
 }
 
 #[test]
@@ -219,8 +219,26 @@ fn a_task_built_against_another_contract_version_says_so() {
     );
     assert_one_line_failure(
         &run,
-        &["was built against bench:task@0.2.0, but this bench provides bench:task@0.1.0"],
+        &["was built against bench:task@0.2.0, but this bench provides bench:task@0.1.1"],
     );
+}
+
+#[test]
+fn a_task_built_against_the_previous_contract_runs_unchanged() {
+    let dir = TempDir::new().unwrap();
+    let guest = test_guest("previous-contract");
+    let run = run_bench(
+        dir.path(),
+        &["run", guest.to_str().unwrap(), "--out", "results"],
+    );
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    let records = records_of(&dir.path().join("results"), "p");
+    assert_eq!(records.len(), 2);
+    for (index, record) in records.iter().enumerate() {
+        assert_eq!(record["status"], "success", "{record}");
+        assert_eq!(record["data"], json!({"contract": "0.1.0"}));
+        assert_eq!(step(record, "work")["data"], json!({"index": index}));
+    }
 }
 
 #[test]

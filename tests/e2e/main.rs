@@ -19,6 +19,7 @@ mod hardening;
 mod js_aot;
 mod js_fetch;
 mod load;
+mod natives;
 mod node_compat;
 mod npm_sdks;
 mod one_file;

@@ -1,5 +1,6 @@
-// The only module that imports the component's host interfaces: the bench:task context
-// and the participant's environment (its secrets) from wasi:cli.
+// The module that imports the component's host interfaces for the task API: the bench:task
+// context and the participant's environment (its secrets) from wasi:cli. (`natives.js`
+// imports bench:task/natives itself, so a task that never uses it never loads it.)
 
-export { stepStart, stepEnd, stepFail, measure, log } from 'bench:task/context@0.1.0';
+export { stepStart, stepEnd, stepFail, measure, log } from 'bench:task/context@0.1.1';
 export { getEnvironment } from 'wasi:cli/environment@0.2.12';

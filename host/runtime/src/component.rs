@@ -3,9 +3,11 @@
 
 use crate::engine::{PoolSize, TaskEngine};
 use crate::sandbox::context::TaskRecorder;
+use crate::sandbox::natives::Natives;
 use crate::sandbox::{self, Capabilities, SandboxState};
 use anyhow::{bail, Context as _, Result};
-use bench_contract::{Task, TaskPre};
+use bench_contract::bench::task as contract;
+use bench_contract::{TaskPre, CONTRACT_PACKAGE};
 use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -13,7 +15,16 @@ use wasmtime::component::types::ComponentItem;
 use wasmtime::component::{Component, HasSelf, Linker};
 
 /// The world every task targets.
-pub(crate) const TASK_WORLD: &str = "bench:task/task@0.1.0";
+pub(crate) const TASK_WORLD: &str = "bench:task/task@0.1.1";
+
+/// The `bench:task` interfaces the host links. A component built against an earlier 0.1
+/// version imports some of them at its version, which wasmtime's semver matching links to
+/// these (0.1.0 components load unchanged).
+const PROVIDED_TASK: &[&str] = &[
+    "bench:task/model",
+    "bench:task/context",
+    "bench:task/natives",
+];
 
 /// How long the `config` export may take.
 const CONFIG_TIMEOUT: Duration = Duration::from_secs(30);
@@ -246,7 +257,7 @@ fn explain_missing_imports(imports: &[String], error: &wasmtime::Error) -> Strin
     if let Some(other) = missing.iter().find(|name| name.starts_with("bench:task/")) {
         let version = other.rsplit_once('@').map_or("an unversioned", |(_, v)| v);
         return format!(
-            "was built against bench:task@{version}, but this bench provides bench:task@0.1.0; \
+            "was built against bench:task@{version}, but this bench provides {CONTRACT_PACKAGE}; \
              rebuild the task with a matching SDK"
         );
     }
@@ -256,7 +267,7 @@ fn explain_missing_imports(imports: &[String], error: &wasmtime::Error) -> Strin
     let names: Vec<&str> = missing.iter().map(|name| name.as_str()).collect();
     format!(
         "imports what bench does not provide: {} (bench provides WASI 0.2, wasi:http and \
-         bench:task/context@0.1.0)",
+         {CONTRACT_PACKAGE}: context, natives)",
         names.join(", ")
     )
 }
@@ -264,7 +275,7 @@ fn explain_missing_imports(imports: &[String], error: &wasmtime::Error) -> Strin
 fn is_provided(import: &str) -> bool {
     let (interface, version) = import.rsplit_once('@').unwrap_or((import, ""));
     if interface.starts_with("bench:task/") {
-        return version.starts_with("0.1.");
+        return PROVIDED_TASK.contains(&interface) && version.starts_with("0.1.");
     }
     PROVIDED_WASI.contains(&interface) && version.starts_with("0.2.")
 }
@@ -287,14 +298,42 @@ fn task_linker(engine: &TaskEngine) -> Result<Linker<SandboxState>> {
     wasmtime_wasi::p2::add_to_linker_async(&mut linker).map_err(anyhow::Error::from)?;
     wasmtime_wasi_http::p2::add_only_http_to_linker_async(&mut linker)
         .map_err(anyhow::Error::from)?;
-    Task::add_to_linker::<_, HasSelf<TaskRecorder>>(&mut linker, |state| &mut state.recorder)
-        .map_err(anyhow::Error::from)?;
+    contract::model::add_to_linker::<_, HasSelf<TaskRecorder>>(&mut linker, |state| {
+        &mut state.recorder
+    })
+    .map_err(anyhow::Error::from)?;
+    contract::context::add_to_linker::<_, HasSelf<TaskRecorder>>(&mut linker, |state| {
+        &mut state.recorder
+    })
+    .map_err(anyhow::Error::from)?;
+    contract::natives::add_to_linker::<_, HasSelf<Natives>>(&mut linker, |state| {
+        &mut state.natives
+    })
+    .map_err(anyhow::Error::from)?;
     Ok(linker)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn earlier_contract_versions_link_and_a_later_one_is_named() {
+        assert!(is_provided("bench:task/context@0.1.0"));
+        assert!(is_provided("bench:task/model@0.1.0"));
+        assert!(is_provided("bench:task/natives@0.1.1"));
+        assert!(!is_provided("bench:task/context@0.2.0"));
+        assert!(!is_provided("bench:task/gpu@0.1.1"));
+        let imports = [
+            "wasi:cli/stdout@0.2.6".to_owned(),
+            "bench:task/context@0.2.0".to_owned(),
+        ];
+        assert_eq!(
+            explain_missing_imports(&imports, &wasmtime::Error::msg("unlinked")),
+            "was built against bench:task@0.2.0, but this bench provides bench:task@0.1.1; \
+             rebuild the task with a matching SDK"
+        );
+    }
 
     #[test]
     fn a_config_past_its_size_bound_is_refused() {

@@ -135,6 +135,9 @@ impl TaskRunner for SandboxSlot {
                 "{stamp} [task {index}] [warn] denied request to {destination}"
             ));
         }
+        // A guest that reached the natives' live-object bound may have leaked them: the next
+        // task gets a fresh instance.
+        let reusable = reusable && !state.natives.exhausted();
         collect_stdio(state, index, !reusable, &mut log);
         let ending = enforce_bounds(&mut recorded, ending, &self.config.capabilities.limits.task);
         let record = build_record(index, phase, timing, recorded, ending);

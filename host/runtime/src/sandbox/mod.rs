@@ -1,6 +1,7 @@
 //! One sandbox per participant slot: a wasmtime [`Store`] whose state grants only that
 //! participant's capabilities — its own secrets (`env`), no filesystem unless granted (`fs`),
-//! deny-by-default HTTP (`http`), captured stdio (`stdio`) — within its `limits`.
+//! deny-by-default HTTP (`http`), captured stdio (`stdio`), host-computed primitives
+//! (`natives`) — within its `limits`.
 
 pub mod context;
 pub mod cpu;
@@ -9,12 +10,14 @@ pub mod fs;
 pub mod grants;
 pub mod http;
 pub mod limits;
+pub mod natives;
 pub(crate) mod stdio;
 
 use crate::sandbox::context::TaskRecorder;
 use fs::DirGrant;
 use http::{HttpPolicy, OutboundHttp};
 use limits::Limits;
+use natives::Natives;
 use stdio::CapturedOutput;
 use wasmtime::component::ResourceTable;
 use wasmtime::{Engine, Store, StoreLimits, StoreLimitsBuilder};
@@ -44,6 +47,8 @@ pub struct SandboxState {
     pub stderr: CapturedOutput,
     /// The outbound-HTTP hook (and the destinations it denied).
     pub http_hooks: OutboundHttp,
+    /// The live hashers and streams of the `natives` interface.
+    pub natives: Natives,
     wasi: WasiCtx,
     http: WasiHttpCtx,
     table: ResourceTable,
@@ -73,6 +78,7 @@ impl SandboxState {
             stdout,
             stderr,
             http_hooks: OutboundHttp::new(capabilities.http.clone()),
+            natives: Natives::default(),
             wasi: wasi.build(),
             http: WasiHttpCtx::new(),
             table: ResourceTable::new(),
