@@ -129,10 +129,11 @@ fn js_tasks_see_their_secrets_and_hide_bigints() {
             "big": 1099511627776u64,
             "results": [7, 7, 7],
             "outcomeExit": 0,
+            "bytes": 16777216,
             "count": 1,
         })
     );
-    assert_eq!(step_names(&record), ["parallel", "command"]);
+    assert_eq!(step_names(&record), ["parallel", "command", "bytes"]);
     assert_eq!(step(&record, "parallel")["concurrency"], 3);
     assert_eq!(
         log,
@@ -143,6 +144,7 @@ fn js_tasks_see_their_secrets_and_hide_bigints() {
             "[task 0] command",
             "  line one",
             "  line two",
+            "[task 0] bytes",
         ]
     );
 }

@@ -142,13 +142,17 @@ async function invokeAll(fn, count) {
   return settled.map((result) => result.value);
 }
 
-/** An "outcome-shaped" step value as the WIT step outcome, else undefined. */
+/**
+ * An "outcome-shaped" step value as the WIT step outcome, else undefined. The string members
+ * are tested before the keys are listed: a step may return a downloaded object's bytes, and
+ * the keys of a byte array are its millions of indices.
+ */
 function toOutcome(value) {
   if (!isObject(value)) return undefined;
+  if (![value.stdout, value.stderr, value.error].some((item) => typeof item === 'string')) return undefined;
   const keys = Object.keys(value);
   if (keys.length === 0 || !keys.every((key) => OUTCOME_KEYS.includes(key))) return undefined;
   const text = (item) => (typeof item === 'string' ? item : undefined);
-  if (![value.stdout, value.stderr, value.error].some((item) => typeof item === 'string')) return undefined;
   const exitCode = [value.exitCode, value.code].find((item) => Number.isInteger(item));
   return { stdout: text(value.stdout), stderr: text(value.stderr), error: text(value.error), exitCode };
 }

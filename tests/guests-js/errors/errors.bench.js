@@ -1,7 +1,7 @@
 // Test task: `--throw <kind>` makes it fail in one particular way; without it, it checks
-// the environment, BigInt handling, log options and parallel steps. `--throw busy` fails
-// no way: a step keeps the guest busy for 300 ms, the next waits 300 ms on a timer (for the
-// guest CPU each records).
+// the environment, BigInt handling, log options, parallel steps and step values. `--throw busy`
+// fails no way: a step keeps the guest busy for 300 ms, the next waits 300 ms on a timer (for
+// the guest CPU each records).
 import { defineBenchmarkConfig, defineTask, TaskError } from '@bench/task';
 
 export const config = defineBenchmarkConfig({
@@ -76,5 +76,7 @@ export const task = defineTask(async (ctx) => {
   ctx.log('as meta', { level: 'warn', extra: 1 });
   const results = await ctx.step('parallel', async () => 7, { concurrency: 3 });
   const outcome = await ctx.step('command', () => ({ stdout: 'line one\nline two', exitCode: 0 }));
-  return { data: { results, outcomeExit: outcome.exitCode, count: 1n } };
+  // A step's value may be a large byte array (a downloaded object): it is no outcome.
+  const bytes = await ctx.step('bytes', () => new Uint8Array(16 * 1024 * 1024), { timeoutMs: 10000 });
+  return { data: { results, outcomeExit: outcome.exitCode, bytes: bytes.length, count: 1n } };
 });
