@@ -1,12 +1,14 @@
 //! End-to-end: popular npm SDKs of HTTP APIs, imported unchanged by one JavaScript task
 //! (tests/guests-js/sdks, its packages pinned in the repository's package-lock.json), each
-//! make one real call to a fake of their provider's API that this test serves on a loopback
-//! port, and their answers come back parsed. Each participant of the task is one SDK; they share one built component.
+//! make one real call, the AWS SDK's to moto's S3-compatible server and the others to a fake
+//! of their provider's API that this test serves on a loopback port, and their answers come
+//! back parsed. Each participant of the task is one SDK; they share one built component.
 
 use crate::support::{
     bench::run_bench,
     fake_api::{FakeApi, Request, Response},
     guests::built_project,
+    moto::MotoServer,
     results::{log_lines, records},
     root,
 };
@@ -109,6 +111,7 @@ fn url_form(body: &[u8]) -> impl Iterator<Item = (String, String)> + '_ {
 fn npm_sdks_make_one_real_call_each_and_read_the_answer() {
     let blobs = Mutex::new(HashMap::new());
     let api = FakeApi::start(move |request| provider_api(&blobs, request));
+    let s3 = MotoServer::start();
     built_project(PROJECT);
     let dir = TempDir::new().unwrap();
     let project = root().join(PROJECT);
@@ -121,6 +124,8 @@ fn npm_sdks_make_one_real_call_each_and_read_the_answer() {
             "results",
             "--api",
             &api.origin(),
+            "--s3",
+            &s3.url(),
         ],
     );
     assert_eq!(run.code, Some(0), "{}", run.stderr);
@@ -135,6 +140,10 @@ fn npm_sdks_make_one_real_call_each_and_read_the_answer() {
         })
         .collect();
     let expected = [
+        (
+            "aws_s3",
+            json!({ "same": true, "length": 262147, "contentType": "application/octet-stream", "keys": ["a/b.bin"] }),
+        ),
         ("openai", json!({ "text": "hi from openai" })),
         ("anthropic", json!({ "text": "hi from anthropic" })),
         ("groq", json!({ "text": "hi from groq" })),
