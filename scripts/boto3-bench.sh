@@ -15,14 +15,8 @@ source "$(dirname "$0")/lib.sh"
 project=tests/guests-python/boto3-bench
 
 work=$(mktemp -d)
-port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-moto_server -H 127.0.0.1 -p "$port" >"$work/moto.log" 2>&1 &
-server=$!
-trap 'kill "$server"; rm -rf "$work"' EXIT
-url="http://127.0.0.1:$port"
-until python3 -c "import socket; socket.create_connection(('127.0.0.1', $port), 1)" 2>/dev/null; do
-  sleep 0.1
-done
+trap 'kill "${server:-}" 2>/dev/null; rm -rf "$work"' EXIT
+start_moto "$work/moto.log"
 (cd "$project" && python3 -c "import sys, workload; workload.client(sys.argv[1]).create_bucket(Bucket='bench')" "$url")
 "$bench" build "$project" >/dev/null
 

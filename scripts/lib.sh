@@ -22,3 +22,14 @@ summary() { # "min median" of numbers on stdin
     m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
     printf "%g %g\n", v[1], m }'
 }
+
+start_moto() { # moto's S3-compatible server on a free loopback port, its log in $1: sets `server` (its pid) and `url`
+  local port
+  port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+  moto_server -H 127.0.0.1 -p "$port" >"$1" 2>&1 &
+  server=$!
+  url="http://127.0.0.1:$port"
+  until python3 -c "import socket; socket.create_connection(('127.0.0.1', $port), 1)" 2>/dev/null; do
+    sleep 0.1
+  done
+}
