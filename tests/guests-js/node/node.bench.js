@@ -30,6 +30,8 @@ import nodeProcess from 'node:process';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import diagnostics from 'node:diagnostics_channel';
 import { createRequire } from 'node:module';
+import nodeCrypto from 'node:crypto';
+import zlib from 'zlib';
 import required from './required.cjs';
 
 export const config = defineBenchmarkConfig({
@@ -166,6 +168,67 @@ const checks = {
     diagnostics.channel('test').subscribe((message) => seen.push(message));
     diagnostics.channel('test').publish(1);
     assert.deepStrictEqual(seen, [1]);
+  },
+  async crypto() {
+    const hex = (algorithm, ...parts) => parts.reduce((hash, part) => hash.update(part), nodeCrypto.createHash(algorithm)).digest('hex');
+    assert.strictEqual(hex('sha256', 'abc'), 'ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad');
+    assert.strictEqual(nodeCrypto.createHash('SHA-1').update('a').update(Buffer.from('bc')).digest('base64'), 'qZk+NkcGgWq6PiVxeFDCbJzQ2J0=');
+    assert.strictEqual(hex('md5', ''), 'd41d8cd98f00b204e9800998ecf8427e');
+    assert.strictEqual(
+      nodeCrypto.createHmac('sha256', 'key').update('The quick brown fox jumps over the lazy dog').digest('hex'),
+      'f7bc83f430538424b13298e6aa6fb143ef4d59a14946175997479dbc2d1a3cd8',
+    );
+    const hash = nodeCrypto.createHash('sha512').update('ab');
+    const copy = hash.copy();
+    assert.strictEqual(hash.digest('hex').slice(0, 16), '2d408a0717ec1881');
+    assert.strictEqual(copy.update('c').digest('hex').slice(0, 16), 'ddaf35a193617aba');
+    assert.throws(() => hash.digest(), (error) => error.code === 'ERR_CRYPTO_HASH_FINALIZED');
+    assert.throws(() => nodeCrypto.createHash('sha3-999'), /Digest method not supported/);
+    assert.throws(() => nodeCrypto.createHmac('nope', 'k'), (error) => error.code === 'ERR_CRYPTO_INVALID_DIGEST');
+    assert.ok(Buffer.isBuffer(nodeCrypto.createHash('sha256').digest()));
+    assert.strictEqual(nodeCrypto.randomBytes(70000).length, 70000);
+  },
+  async zlib() {
+    assert.strictEqual(zlib.crc32('hello'), 907060870);
+    assert.strictEqual(zlib.crc32(Buffer.from(' world'), zlib.crc32('hello')), 222957957);
+    assert.strictEqual(zlib.gunzipSync(zlib.gzipSync('hi there')).toString(), 'hi there');
+    assert.strictEqual(zlib.inflateSync(zlib.deflateSync(Buffer.from('x'.repeat(1000)))).length, 1000);
+    assert.strictEqual(zlib.unzipSync(zlib.deflateSync('u')).toString(), 'u');
+    assert.strictEqual((await promisify(zlib.gunzip)(await promisify(zlib.gzip)('async'))).toString(), 'async');
+    const chunks = [];
+    await pipelinePromise(Readable.from([Buffer.from('str'), Buffer.from('eamed')]), zlib.createGzip(), zlib.createGunzip(), async (source) => {
+      for await (const chunk of source) chunks.push(chunk);
+    });
+    assert.strictEqual(Buffer.concat(chunks).toString(), 'streamed');
+    assert.throws(() => zlib.gunzipSync(Buffer.from('not gzip')));
+    notAvailable(() => zlib.brotliCompressSync('x'), 'zlib.brotliCompressSync');
+  },
+  async subtle() {
+    const subtle = globalThis.crypto.subtle;
+    for (const method of ['decrypt', 'digest', 'encrypt', 'exportKey', 'generateKey', 'importKey', 'sign', 'verify']) {
+      assert.strictEqual(typeof subtle[method], 'function', method);
+    }
+    const hex = (buffer) => Buffer.from(buffer).toString('hex');
+    const gcm = await subtle.importKey('raw', new Uint8Array(16), { name: 'AES-GCM' }, true, ['encrypt', 'decrypt']);
+    assert.ok(gcm instanceof CryptoKey);
+    assert.strictEqual(hex(await subtle.encrypt({ name: 'AES-GCM', iv: new Uint8Array(12) }, gcm, new Uint8Array(0))), '58e2fccefa7e3061367f1d57a4e7455a');
+    const cbc = await subtle.importKey('raw', new Uint8Array(16).fill(1), { name: 'AES-CBC' }, true, ['encrypt']);
+    assert.strictEqual(hex(await subtle.encrypt({ name: 'AES-CBC', iv: new Uint8Array(16) }, cbc, Buffer.from('bench'))), '574bbb530e0bb8fba28f33bfeb33e375');
+    assert.deepStrictEqual(await subtle.exportKey('jwk', cbc), { kty: 'oct', k: 'AQEBAQEBAQEBAQEBAQEBAQ', alg: 'A128CBC', ext: true, key_ops: ['encrypt'] });
+    const ctr = await subtle.importKey('raw', new Uint8Array(16).fill(2), { name: 'AES-CTR' }, true, ['encrypt']);
+    assert.strictEqual(hex(await subtle.encrypt({ name: 'AES-CTR', counter: new Uint8Array(16), length: 64 }, ctr, Buffer.from('bench'))), 'a901a15c2a');
+    const key = await subtle.generateKey({ name: 'AES-GCM', length: 256 }, false, ['encrypt', 'decrypt']);
+    const iv = globalThis.crypto.getRandomValues(new Uint8Array(12));
+    const sealed = await subtle.encrypt({ name: 'AES-GCM', iv }, key, Buffer.from('secret'));
+    assert.strictEqual(Buffer.from(await subtle.decrypt({ name: 'AES-GCM', iv }, key, sealed)).toString(), 'secret');
+    new Uint8Array(sealed)[0] ^= 1;
+    await assert.rejects(subtle.decrypt({ name: 'AES-GCM', iv }, key, sealed), (error) => error.name === 'OperationError');
+    await assert.rejects(subtle.exportKey('raw', key), (error) => error.name === 'InvalidAccessError');
+    const mac = await subtle.generateKey({ name: 'HMAC', hash: 'SHA-256' }, true, ['sign', 'verify']);
+    assert.strictEqual((await subtle.exportKey('raw', mac)).byteLength, 64);
+    const signature = await subtle.sign('HMAC', mac, Buffer.from('data'));
+    assert.ok(await subtle.verify('HMAC', mac, signature, Buffer.from('data')));
+    await assert.rejects(subtle.generateKey({ name: 'Ed25519' }, false, ['sign']), (error) => error.name === 'NotSupportedError');
   },
   async http(ctx) {
     const target = ctx.arg('--url');

@@ -1,10 +1,12 @@
-// node:crypto: random values (randomBytes, randomFill, randomInt, randomUUID,
-// getRandomValues), timingSafeEqual and the engine's WebCrypto (`webcrypto`, `subtle`).
-// Hashes, HMACs, ciphers, keys and signatures throw when called.
+// node:crypto: hashes and HMACs computed by the host (createHash, createHmac, hash), random
+// values (randomBytes, randomFill, randomInt, randomUUID, getRandomValues), timingSafeEqual
+// and WebCrypto (`webcrypto`, `subtle`). Ciphers, key objects and signatures throw when
+// called.
 
 'use strict';
 
 const { Buffer } = require('./buffer.cjs');
+const { Hash, Hmac, createHash, createHmac, hash, getHashes } = require('./internal/crypto_hash.cjs');
 const { unavailableModule } = require('./internal/unavailable.cjs');
 
 const webcrypto = globalThis.crypto;
@@ -95,16 +97,21 @@ function timingSafeEqual(a, b) {
 module.exports = unavailableModule(
   'crypto',
   [
-    'createHash', 'createHmac', 'hash', 'createCipheriv', 'createDecipheriv', 'createSign',
+    'createCipheriv', 'createDecipheriv', 'createSign',
     'createVerify', 'sign', 'verify', 'createPublicKey', 'createPrivateKey', 'createSecretKey',
     'generateKeyPair', 'generateKeyPairSync', 'generateKey', 'generateKeySync', 'pbkdf2',
     'pbkdf2Sync', 'scrypt', 'scryptSync', 'hkdf', 'hkdfSync', 'createDiffieHellman',
     'createECDH', 'diffieHellman', 'publicEncrypt', 'privateDecrypt', 'privateEncrypt',
     'publicDecrypt', 'getDiffieHellman', 'Certificate', 'X509Certificate', 'KeyObject',
-    'Hash', 'Hmac', 'Cipheriv', 'Decipheriv', 'Sign', 'Verify', 'checkPrime', 'checkPrimeSync',
+    'Cipheriv', 'Decipheriv', 'Sign', 'Verify', 'checkPrime', 'checkPrimeSync',
     'generatePrime', 'generatePrimeSync', 'setEngine', 'secureHeapUsed',
   ],
   {
+    createHash,
+    createHmac,
+    hash,
+    Hash,
+    Hmac,
     randomBytes,
     pseudoRandomBytes: randomBytes,
     randomFill,
@@ -115,7 +122,7 @@ module.exports = unavailableModule(
     timingSafeEqual,
     webcrypto,
     subtle: webcrypto.subtle,
-    getHashes: () => [],
+    getHashes,
     getCiphers: () => [],
     getCurves: () => [],
     getFips: () => 0,
