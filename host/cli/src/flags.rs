@@ -10,6 +10,7 @@ pub(crate) use early::{color_choice, reject_typos, split_task_words};
 pub(crate) use help::flags_help;
 
 use crate::color::ColorChoice;
+use bench_dispatch::AccessFiles;
 use bench_runtime::config::{self, is_lowercase_slug, GroupBy};
 use bench_runtime::exec::Shard;
 use bench_runtime::js;
@@ -32,8 +33,10 @@ pub(crate) const RUN_USAGE: &str = "Usage:
       [--export-html FILE]
       [--fail-under SCORE] [--max-failure-rate FRACTION] [--allow-all-failed] [--require-upload]
       [--stop-grace DURATION] [-q | --quiet] [--per-task-lines] [--color auto|always|never] [--shard i/N]
-      [--dispatch nats://HOST:PORT [--worker-wait DURATION] [--ack-wait DURATION]]
-  bench run --resume <results-dir>";
+      [--dispatch nats://HOST:PORT [--worker-wait DURATION] [--ack-wait DURATION]
+       [--sign FILE] [--trust-worker FILE.pub] [--nats-creds FILE] [--nats-nkey FILE]
+       [--nats-ca FILE] [--nats-cert FILE --nats-key FILE]]
+  bench run --resume <results-dir> [--dispatch URL] [--sign FILE] [--nats-creds FILE] …";
 
 /// The flags of one `bench run` invocation; `None` when not given.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -78,6 +81,14 @@ pub(crate) struct RunFlags {
     /// `--ack-wait DURATION`: how long a worker may go silent on a unit before the unit goes
     /// to another worker, in milliseconds.
     pub ack_wait_ms: Option<u64>,
+    /// `--nats-creds`, `--nats-nkey`, `--nats-ca`, `--nats-cert`, `--nats-key`: how a
+    /// dispatched run authenticates to NATS and checks its TLS (`NATS_CREDS`… otherwise).
+    pub nats: AccessFiles,
+    /// `--sign FILE`: the private key a dispatched run's announcements and units are
+    /// signed with.
+    pub sign: Option<String>,
+    /// `--trust-worker FILE.pub` (repeatable): the only worker keys whose records count.
+    pub trust_workers: Vec<String>,
     /// Sandbox grants and limits (`--allow-host`, `--allow-dir`, `--max-memory`,
     /// `--task-timeout`, `--max-sandboxes`, `--http-keep-alive`).
     pub sandbox: SandboxOverrides,
@@ -305,6 +316,34 @@ const FLAGS: &[FlagSpec] = &[
         f.ack_wait_ms = Some(duration_ms(flag, v)?);
         Ok(())
     }),
+    valued("--nats-creds", |f, flag, v| {
+        f.nats.creds = Some(text(flag, v)?.into());
+        Ok(())
+    }),
+    valued("--nats-nkey", |f, flag, v| {
+        f.nats.nkey = Some(text(flag, v)?.into());
+        Ok(())
+    }),
+    valued("--nats-ca", |f, flag, v| {
+        f.nats.ca = Some(text(flag, v)?.into());
+        Ok(())
+    }),
+    valued("--nats-cert", |f, flag, v| {
+        f.nats.cert = Some(text(flag, v)?.into());
+        Ok(())
+    }),
+    valued("--nats-key", |f, flag, v| {
+        f.nats.key = Some(text(flag, v)?.into());
+        Ok(())
+    }),
+    valued("--sign", |f, flag, v| {
+        f.sign = Some(text(flag, v)?);
+        Ok(())
+    }),
+    valued("--trust-worker", |f, flag, v| {
+        f.trust_workers.push(text(flag, v)?);
+        Ok(())
+    }),
     valued("--shard", |f, _, v| {
         f.shard = Some(v.parse().map_err(invalid)?);
         Ok(())
@@ -475,19 +514,13 @@ fn byte_size(flag: &str, value: &str) -> Result<u64, FlagError> {
         })
 }
 
-/// A duration in milliseconds: a whole number of ms, or with a unit (`500ms`, `30s`, `2m`).
-/// A NATS server address: `nats://HOST:PORT`.
+/// A NATS server address: `nats://` or `tls://`, with credentials or not (never shown).
 fn nats_url(flag: &str, value: &str) -> Result<String, FlagError> {
-    match value.strip_prefix("nats://") {
-        Some(rest) if !rest.is_empty() && !rest.contains(char::is_whitespace) => {
-            Ok(value.to_owned())
-        }
-        _ => Err(invalid(format!(
-            "{flag} expects a NATS server address like nats://127.0.0.1:4222 (got \"{value}\")"
-        ))),
-    }
+    bench_dispatch::check_url(value).map_err(|why| invalid(format!("{flag} {why}")))?;
+    Ok(value.to_owned())
 }
 
+/// A duration in milliseconds: a whole number of ms, or with a unit (`500ms`, `30s`, `2m`).
 fn duration_ms(flag: &str, value: &str) -> Result<u64, FlagError> {
     let text = js::trim(value);
     let digits = text.trim_end_matches(|c: char| c.is_ascii_alphabetic());
@@ -899,7 +932,42 @@ mod tests {
         );
         assert_eq!(
             error(&["--dispatch", "localhost:4222"]),
-            r#"--dispatch expects a NATS server address like nats://127.0.0.1:4222 (got "localhost:4222")"#
+            r#"--dispatch expects a NATS server address like nats://127.0.0.1:4222 or tls://nats.example:4222 (got "localhost:4222")"#
+        );
+        assert_eq!(
+            error(&["--dispatch", "http://bench:hunter2@nats:4222"]),
+            r#"--dispatch expects a NATS server address like nats://127.0.0.1:4222 or tls://nats.example:4222 (got "http://***@nats:4222")"#
+        );
+        let secured = parse(&[
+            "--dispatch",
+            "tls://bench:pw@nats:4222",
+            "--sign",
+            "run.key",
+            "--trust-worker",
+            "w1.pub",
+            "--trust-worker=w2.pub",
+            "--nats-creds",
+            "c.creds",
+            "--nats-nkey=seed",
+            "--nats-ca",
+            "ca.pem",
+            "--nats-cert",
+            "cert.pem",
+            "--nats-key",
+            "key.pem",
+        ])
+        .unwrap();
+        assert_eq!(secured.sign.as_deref(), Some("run.key"));
+        assert_eq!(secured.trust_workers, ["w1.pub", "w2.pub"]);
+        assert_eq!(
+            secured.nats,
+            AccessFiles {
+                creds: Some("c.creds".into()),
+                nkey: Some("seed".into()),
+                ca: Some("ca.pem".into()),
+                cert: Some("cert.pem".into()),
+                key: Some("key.pem".into()),
+            }
         );
         assert_eq!(
             error(&["--shard", "3/3"]),

@@ -1,18 +1,26 @@
-//! The worker's side: it learns of runs, fetches and verifies their component, pulls units
-//! of the participants it serves and publishes their records before it acks them.
+//! The worker's side: it learns of runs (and serves only those signed by a key it trusts),
+//! fetches and verifies their component, pulls units of the participants it serves (each
+//! signed like its run's announcement) and publishes their records, signed with its own
+//! key, before it acks them.
 
+use crate::access::NatsAccess;
 use crate::coordinator::{ensure_streams, work_consumer_of, WorkerNote};
 use crate::descriptor::RunDescriptor;
 use crate::names::*;
+use crate::signing::{self, PublicKey, Signed, SigningKey};
 use anyhow::{bail, Context as _, Result};
+use async_nats::header::NATS_MESSAGE_ID;
 use async_nats::jetstream::consumer::{pull, Consumer, DeliverPolicy};
-use async_nats::jetstream::message::PublishMessage as Publish;
 use async_nats::jetstream::{AckKind, Context, Message};
+use async_nats::HeaderMap;
 use bench_runtime::dispatch::{RecordBatch, WorkUnit};
 use futures_util::{Stream, StreamExt};
+use rand_core::RngCore as _;
 use sha2::{Digest, Sha256};
+use std::sync::Arc;
 use std::time::Duration;
 use tokio::io::AsyncReadExt;
+use tokio::sync::watch;
 
 /// The largest component a worker fetches.
 const MAX_COMPONENT_BYTES: u64 = 512 * 1024 * 1024;
@@ -21,16 +29,77 @@ const MAX_COMPONENT_BYTES: u64 = 512 * 1024 * 1024;
 /// puller holds one of the worker's slots meanwhile (its other participants wait for it).
 const PULL_WAIT: Duration = Duration::from_millis(200);
 
+/// Whose runs a worker serves.
+#[derive(Debug, Clone)]
+pub enum RunTrust {
+    /// Runs signed by one of these keys (`--trust FILE.pub`).
+    Keys(Vec<PublicKey>),
+    /// Any run, signed or not (`--trust-any`: whoever can publish to the server controls
+    /// the worker).
+    Any,
+}
+
+impl RunTrust {
+    /// The signer of a run's message, when this worker serves runs it signs; why not
+    /// otherwise.
+    fn admit(&self, signed: &Signed, what: &str) -> Result<Option<PublicKey>, String> {
+        match (self, signed) {
+            (_, Signed::Forged(why)) => Err(format!("{what} has a forged signature: {why}")),
+            (RunTrust::Any, signed) => Ok(signed.key()),
+            (RunTrust::Keys(_), Signed::Unsigned) => Err(format!(
+                "{what} is not signed (the coordinator signs with bench run --sign FILE; the worker trusts FILE.pub with --trust)"
+            )),
+            (RunTrust::Keys(keys), Signed::By(key)) if keys.contains(key) => Ok(Some(*key)),
+            (RunTrust::Keys(_), Signed::By(key)) => Err(format!(
+                "{what} is signed by {key}, a key this worker does not trust (bench worker --trust FILE.pub)"
+            )),
+        }
+    }
+}
+
+/// A run announcement, as a worker reads it.
+#[derive(Debug)]
+pub enum Announcement {
+    /// A run this worker may serve.
+    Run(RunDescriptor),
+    /// An announcement it refuses: the run it is on (when its subject names a valid run
+    /// id) and why.
+    Refused {
+        /// The run id of its subject.
+        run: Option<String>,
+        /// Why it is refused.
+        reason: String,
+    },
+}
+
 /// A worker's connection to the NATS server.
 #[derive(Clone)]
 pub struct WorkerLink {
     js: Context,
     name: String,
+    key: Arc<SigningKey>,
+    trust: Arc<RunTrust>,
+    connections: watch::Receiver<u64>,
 }
 
 /// The units of one participant of one run, as a worker pulls them.
 pub struct WorkSource {
+    js: Context,
     consumer: Consumer<pull::Config>,
+    trust: Arc<RunTrust>,
+    run: String,
+    position: usize,
+    participant: String,
+}
+
+/// What one pull for a unit brought.
+pub enum Pulled {
+    /// A unit to run.
+    Unit(Box<UnitDelivery>),
+    /// None within the pull's wait.
+    Nothing,
+    /// A message that is no unit of the run, now removed from the queue, and why.
+    Refused(String),
 }
 
 /// A unit this worker holds until it acks it.
@@ -38,17 +107,35 @@ pub struct UnitDelivery {
     /// The unit.
     pub unit: WorkUnit,
     message: Message,
+    run: String,
+    position: usize,
+    /// Drawn for this delivery: the batches' message ids carry it.
+    nonce: u64,
 }
 
 impl WorkerLink {
-    /// Connects to `url` as worker `name`.
-    pub async fn connect(url: &str, name: &str) -> Result<Self> {
-        let js = crate::jetstream(url).await?;
-        ensure_streams(&js).await?;
+    /// Connects as worker `name`, signing what it sends with `key`, serving the runs
+    /// `trust` lets it.
+    pub async fn connect(
+        access: &NatsAccess,
+        name: &str,
+        key: SigningKey,
+        trust: RunTrust,
+    ) -> Result<Self> {
+        let (client, connections) = access.connect(&format!("bench worker {name}")).await?;
         Ok(Self {
-            js,
+            js: async_nats::jetstream::new(client),
             name: name.to_owned(),
+            key: Arc::new(key),
+            trust: Arc::new(trust),
+            connections,
         })
+    }
+
+    /// Opens (or creates) the streams every run shares; fails while they are missing and
+    /// this worker may not create them.
+    pub async fn open_streams(&self) -> Result<()> {
+        ensure_streams(&self.js).await
     }
 
     /// The worker's name.
@@ -56,8 +143,19 @@ impl WorkerLink {
         &self.name
     }
 
-    /// Every run's latest descriptor, then each new one as it is published.
-    pub async fn runs(&self) -> Result<impl Stream<Item = Result<RunDescriptor>>> {
+    /// The key it signs with.
+    pub fn key(&self) -> PublicKey {
+        self.key.public()
+    }
+
+    /// Changes each time the client connects again after losing the server.
+    pub fn connections(&self) -> watch::Receiver<u64> {
+        self.connections.clone()
+    }
+
+    /// Every run's latest announcement, then each new one as it is published. After the
+    /// server was lost, call it again: the follower does not outlive the server.
+    pub async fn runs(&self) -> Result<impl Stream<Item = Result<Announcement>>> {
         let stream = self.js.get_stream(RUNS_STREAM).await?;
         let consumer = stream
             .create_consumer(pull::OrderedConfig {
@@ -68,9 +166,10 @@ impl WorkerLink {
             .await
             .context("cannot follow the runs stream")?;
         let messages = consumer.messages().await?;
-        Ok(messages.map(|message| {
+        let trust = self.trust.clone();
+        Ok(messages.map(move |message| {
             let message = message.map_err(|error| anyhow::anyhow!("runs stream: {error}"))?;
-            serde_json::from_slice(&message.payload).context("a run descriptor is not JSON")
+            Ok(read_announcement(&trust, &message))
         }))
     }
 
@@ -125,44 +224,92 @@ impl WorkerLink {
     }
 
     async fn note(&self, run: &str, kind: &str, note: &WorkerNote) -> Result<()> {
-        let publish = Publish::build()
-            .payload(serde_json::to_vec(note)?.into())
-            .header(KIND_HEADER, kind);
-        self.js
-            .send_publish(records_subject(run), publish)
-            .await?
+        let mut headers = HeaderMap::new();
+        headers.insert(KIND_HEADER, kind);
+        self.send(records_subject(run), headers, serde_json::to_vec(note)?)
             .await
             .context("JetStream did not take a worker note")?;
         Ok(())
     }
 
-    /// Publishes a batch of records and waits until JetStream holds it (a batch sent
-    /// again is dropped by its message id).
-    pub async fn publish(&self, batch: &RecordBatch) -> Result<()> {
-        let mut publish = Publish::build()
-            .payload(batch.to_bytes().into())
-            .header(KIND_HEADER, KIND_RECORDS);
-        if let Some(id) = batch.message_id() {
-            publish = publish.message_id(id);
-        }
-        self.js
-            .send_publish(records_subject(&batch.run_id), publish)
+    /// Signs and publishes; the ack JetStream sent.
+    async fn send(
+        &self,
+        subject: String,
+        mut headers: HeaderMap,
+        payload: Vec<u8>,
+    ) -> Result<async_nats::jetstream::publish::PublishAck> {
+        self.key.sign(&subject, &payload, &mut headers);
+        Ok(self
+            .js
+            .publish_with_headers(subject, headers, payload.into())
             .await?
+            .await?)
+    }
+
+    /// Publishes a batch of `delivery`'s records and waits until JetStream holds it. A
+    /// batch JetStream does not take (or takes as a duplicate of another message) is an
+    /// error: the unit must then not be acknowledged.
+    pub async fn publish(&self, batch: &RecordBatch, delivery: &UnitDelivery) -> Result<()> {
+        let Some(range) = batch.task_range() else {
+            return Ok(());
+        };
+        let mut headers = HeaderMap::new();
+        headers.insert(KIND_HEADER, KIND_RECORDS);
+        headers.insert(NATS_MESSAGE_ID, delivery.batch_id(range).as_str());
+        let ack = self
+            .send(records_subject(&batch.run_id), headers, batch.to_bytes())
             .await
             .context("JetStream did not take a record batch")?;
+        if ack.duplicate {
+            bail!("JetStream already holds another message with this batch's id");
+        }
         Ok(())
     }
 
-    /// Where this worker pulls the units of participant number `participant` of `run`.
-    pub async fn work(&self, run: &str, participant: usize) -> Result<WorkSource> {
-        let consumer = work_consumer_of(&self.js, run, participant).await?;
-        Ok(WorkSource { consumer })
+    /// Where this worker pulls the units of participant number `position` (`participant`)
+    /// of `run`.
+    pub async fn work(&self, run: &str, position: usize, participant: &str) -> Result<WorkSource> {
+        let consumer = work_consumer_of(&self.js, run, position).await?;
+        Ok(WorkSource {
+            js: self.js.clone(),
+            consumer,
+            trust: self.trust.clone(),
+            run: run.to_owned(),
+            position,
+            participant: participant.to_owned(),
+        })
     }
 }
 
+/// What an announcement on the runs stream is to a worker trusting `trust`.
+fn read_announcement(trust: &RunTrust, message: &Message) -> Announcement {
+    let run = message
+        .subject
+        .strip_prefix("bench.runs.")
+        .filter(|run| RunDescriptor::check_run_id(run).is_ok())
+        .map(str::to_owned);
+    let refused = |reason: String| Announcement::Refused {
+        run: run.clone(),
+        reason,
+    };
+    let signed = signing::verify(message.headers.as_ref(), &message.subject, &message.payload);
+    if let Err(reason) = trust.admit(&signed, "its announcement") {
+        return refused(reason);
+    }
+    let descriptor: RunDescriptor = match serde_json::from_slice(&message.payload) {
+        Ok(descriptor) => descriptor,
+        Err(error) => return refused(format!("its announcement is not a run descriptor: {error}")),
+    };
+    if run.as_deref() != Some(descriptor.run_id.as_str()) {
+        return refused("its announcement names another run than its subject".into());
+    }
+    Announcement::Run(descriptor)
+}
+
 impl WorkSource {
-    /// The next unit, or `None` when none came within [`PULL_WAIT`].
-    pub async fn next(&self) -> Result<Option<UnitDelivery>> {
+    /// Pulls the next unit.
+    pub async fn next(&self) -> Result<Pulled> {
         let mut batch = self
             .consumer
             .fetch()
@@ -172,17 +319,41 @@ impl WorkSource {
             .await
             .map_err(|error| anyhow::anyhow!("cannot pull work: {error}"))?;
         let Some(message) = batch.next().await else {
-            return Ok(None);
+            return Ok(Pulled::Nothing);
         };
         let message = message.map_err(|error| anyhow::anyhow!("cannot pull work: {error}"))?;
-        match serde_json::from_slice(&message.payload) {
-            Ok(unit) => Ok(Some(UnitDelivery { unit, message })),
-            Err(error) => {
-                // Not a unit: it can never run, so it is not delivered again.
+        match self.check(&message) {
+            Ok(unit) => Ok(Pulled::Unit(Box::new(UnitDelivery {
+                unit,
+                message,
+                run: self.run.clone(),
+                position: self.position,
+                nonce: rand_core::OsRng.next_u64(),
+            }))),
+            Err(reason) => {
+                // Not a unit of the run: it can never run, so it is not delivered again.
                 let _ = message.ack_with(AckKind::Term).await;
-                bail!("a work message is not a unit: {error}")
+                Ok(Pulled::Refused(reason))
             }
         }
+    }
+
+    /// The unit a message holds, if it is one of the run's.
+    fn check(&self, message: &Message) -> Result<WorkUnit, String> {
+        let signed = signing::verify(message.headers.as_ref(), &message.subject, &message.payload);
+        self.trust.admit(&signed, "a work unit")?;
+        let unit: WorkUnit = serde_json::from_slice(&message.payload)
+            .map_err(|error| format!("a work message is not a unit: {error}"))?;
+        if unit.participant != self.participant {
+            return Err("a work unit of another participant".into());
+        }
+        Ok(unit)
+    }
+
+    /// Opens the consumer again (after the server was lost).
+    pub async fn reopen(&mut self) -> Result<()> {
+        self.consumer = work_consumer_of(&self.js, &self.run, self.position).await?;
+        Ok(())
     }
 }
 
@@ -207,5 +378,16 @@ impl UnitDelivery {
     /// How many times the unit was delivered (1 the first time).
     pub fn delivered(&self) -> i64 {
         self.message.info().map_or(1, |info| info.delivered)
+    }
+
+    /// The message id of this delivery's batch of tasks `range`.
+    fn batch_id(&self, range: (u32, u32)) -> String {
+        batch_message_id(
+            &self.run,
+            self.position,
+            range,
+            self.delivered(),
+            self.nonce,
+        )
     }
 }

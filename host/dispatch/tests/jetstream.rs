@@ -2,10 +2,14 @@
 //! port): a unit never finished is given up on and said so, a batch published twice is
 //! recorded once, a component whose bytes do not match its sha256 is refused.
 
-use bench_dispatch::{Coordinator, Incoming, RunDescriptor, WorkerLink};
+use bench_dispatch::{
+    AccessFiles, Announcement, Coordinator, CoordinatorSetup, Incoming, NatsAccess, Pulled,
+    RunDescriptor, RunTrust, SigningKey, UnitDelivery, WorkSource, WorkerLink,
+};
 use bench_runtime::dispatch::{RecordBatch, WorkUnit};
 use bench_runtime::events::Finished;
 use bench_runtime::record::TaskRecord;
+use futures_util::StreamExt;
 use sha2::{Digest, Sha256};
 use std::net::{TcpListener, TcpStream};
 use std::process::{Child, Command, Stdio};
@@ -64,6 +68,42 @@ fn descriptor(run: &str, ack_wait_ms: u64) -> RunDescriptor {
         participants: vec!["a".into(), "b".into()],
         ack_wait_ms,
         done: false,
+        revision: 0,
+    }
+}
+
+fn access(url: &str) -> NatsAccess {
+    NatsAccess::new(url, AccessFiles::default()).unwrap()
+}
+
+async fn coordinator(url: &str, descriptor: RunDescriptor) -> Coordinator {
+    Coordinator::start(CoordinatorSetup {
+        access: &access(url),
+        descriptor,
+        component: COMPONENT,
+        signer: None,
+        trusted_workers: None,
+        known_workers: Vec::new(),
+        resumed: false,
+    })
+    .await
+    .unwrap()
+}
+
+async fn worker(url: &str, name: &str) -> WorkerLink {
+    WorkerLink::connect(&access(url), name, SigningKey::generate(), RunTrust::Any)
+        .await
+        .unwrap()
+}
+
+/// The next unit `source` delivers (within the test's deadline).
+async fn pull(source: &WorkSource) -> UnitDelivery {
+    let deadline = Instant::now() + Duration::from_secs(DELIVERY_DEADLINE_SECS);
+    loop {
+        assert!(Instant::now() < deadline, "no unit delivered");
+        if let Pulled::Unit(delivery) = source.next().await.unwrap() {
+            return *delivery;
+        }
     }
 }
 
@@ -75,6 +115,59 @@ fn unit(participant: &str) -> WorkUnit {
         count: 2,
         ramp_anchor_ms: None,
     }
+}
+
+/// Run `run` with participant `a`'s unit published and delivered to worker `w1`.
+async fn running_unit(nats: &NatsServer, run: &str) -> (Coordinator, WorkerLink, UnitDelivery) {
+    let coordinator = coordinator(&nats.url, descriptor(run, 30_000)).await;
+    let worker = worker(&nats.url, "w1").await;
+    coordinator.publish_units(0, &[unit("a")]).await.unwrap();
+    let delivery = pull(&worker.work(run, 0, "a").await.unwrap()).await;
+    (coordinator, worker, delivery)
+}
+
+/// A batch of `unit`'s tasks `indices`.
+fn batch_of(run: &str, unit: &WorkUnit, worker: &str, indices: &[u32]) -> RecordBatch {
+    let mut batch = RecordBatch::new(run, unit, worker);
+    for index in indices {
+        let finished = Finished {
+            record: serde_json::from_value::<TaskRecord>(serde_json::json!({
+                "taskIndex": index, "status": "success", "startedAt": "",
+                "completedAt": "", "latencyMs": 1, "steps": []
+            }))
+            .unwrap(),
+            log: vec![],
+            worker: None,
+        };
+        assert!(batch.push(&unit.participant, finished).is_none());
+    }
+    batch
+}
+
+/// Headers that sign `payload` on `subject` with `key`, made by hand from the documented
+/// format (what anyone with a key of their own can do).
+fn signed_by(
+    key: &ed25519_dalek::SigningKey,
+    subject: &str,
+    payload: &[u8],
+) -> async_nats::HeaderMap {
+    use ed25519_dalek::Signer as _;
+    let mut text = format!("bench-dispatch 1\n{subject}\n").into_bytes();
+    text.extend_from_slice(payload);
+    let mut headers = async_nats::HeaderMap::new();
+    headers.insert(
+        "Bench-Key",
+        hex::encode(key.verifying_key().as_bytes()).as_str(),
+    );
+    headers.insert(
+        "Bench-Signature",
+        hex::encode(key.sign(&text).to_bytes()).as_str(),
+    );
+    headers
+}
+
+fn hand_key() -> ed25519_dalek::SigningKey {
+    ed25519_dalek::SigningKey::from_bytes(&[7; 32])
 }
 
 /// Reads what the coordinator gets within `within`.
@@ -100,12 +193,10 @@ const DELIVERY_DEADLINE_SECS: u64 = 60;
 async fn a_unit_never_finished_is_given_up_on_after_five_deliveries() {
     const MAX_DELIVER: i64 = 5;
     let nats = NatsServer::start();
-    let mut coordinator = Coordinator::start(&nats.url, descriptor("r1", 200), COMPONENT)
-        .await
-        .unwrap();
+    let mut coordinator = coordinator(&nats.url, descriptor("r1", 200)).await;
     coordinator.publish_units(1, &[unit("b")]).await.unwrap();
-    let worker = WorkerLink::connect(&nats.url, "w1").await.unwrap();
-    let source = worker.work("r1", 1).await.unwrap();
+    let worker = worker(&nats.url, "w1").await;
+    let source = worker.work("r1", 1, "b").await.unwrap();
     let mut deliveries = Vec::new();
     let mut seen = Vec::new();
     let given_up = |seen: &[Incoming]| {
@@ -114,7 +205,7 @@ async fn a_unit_never_finished_is_given_up_on_after_five_deliveries() {
                 incoming,
                 Incoming::GaveUp {
                     participant: 1,
-                    deliveries: 5
+                    units: 1
                 }
             )
         })
@@ -125,7 +216,7 @@ async fn a_unit_never_finished_is_given_up_on_after_five_deliveries() {
             Instant::now() < deadline,
             "no advisory after deliveries {deliveries:?}: {seen:?}"
         );
-        if let Some(delivery) = source.next().await.unwrap() {
+        if let Pulled::Unit(delivery) = source.next().await.unwrap() {
             assert_eq!(delivery.unit, unit("b"));
             deliveries.push(delivery.delivered());
             // Dropped without an ack, as by a worker that died.
@@ -145,7 +236,7 @@ async fn a_unit_never_finished_is_given_up_on_after_five_deliveries() {
     // Given up: no further delivery reaches a worker that asks again.
     for _ in 0..3 {
         assert!(
-            source.next().await.unwrap().is_none(),
+            matches!(source.next().await.unwrap(), Pulled::Nothing),
             "delivered after JetStream gave up (deliveries {deliveries:?})"
         );
     }
@@ -154,10 +245,8 @@ async fn a_unit_never_finished_is_given_up_on_after_five_deliveries() {
 #[tokio::test]
 async fn a_batch_published_twice_is_received_once_and_components_are_verified() {
     let nats = NatsServer::start();
-    let mut coordinator = Coordinator::start(&nats.url, descriptor("r2", 30_000), COMPONENT)
-        .await
-        .unwrap();
-    let worker = WorkerLink::connect(&nats.url, "w1").await.unwrap();
+    let mut coordinator = coordinator(&nats.url, descriptor("r2", 30_000)).await;
+    let worker = worker(&nats.url, "w1").await;
     let sha = hex::encode(Sha256::digest(COMPONENT));
     assert_eq!(worker.component(&sha).await.unwrap(), COMPONENT);
     let error = worker.component(&"0".repeat(64)).await.unwrap_err();
@@ -166,22 +255,16 @@ async fn a_batch_published_twice_is_received_once_and_components_are_verified() 
         "{error:#}"
     );
 
-    let mut batch = RecordBatch::new("r2", &unit("a"), "w1");
-    for index in 0..2 {
-        let finished = Finished {
-            record: serde_json::from_value::<TaskRecord>(serde_json::json!({
-                "taskIndex": index, "status": "success", "startedAt": "",
-                "completedAt": "", "latencyMs": 1, "steps": []
-            }))
-            .unwrap(),
-            log: vec![],
-            worker: None,
-        };
-        assert!(batch.push("a", finished).is_none());
-    }
+    let batch = batch_of("r2", &unit("a"), "w1", &[0, 1]);
+    coordinator.publish_units(0, &[unit("a")]).await.unwrap();
+    let delivery = pull(&worker.work("r2", 0, "a").await.unwrap()).await;
     worker.hello("r2", &["a".into()]).await.unwrap();
-    worker.publish(&batch).await.unwrap();
-    worker.publish(&batch).await.unwrap();
+    worker.publish(&batch, &delivery).await.unwrap();
+    let again = worker.publish(&batch, &delivery).await.unwrap_err();
+    assert!(
+        format!("{again:#}").contains("already holds another message with this batch's id"),
+        "{again:#}"
+    );
     let got = received(&mut coordinator, Duration::from_millis(500)).await;
     let batches = got
         .iter()
@@ -190,10 +273,249 @@ async fn a_batch_published_twice_is_received_once_and_components_are_verified() 
     let hellos: Vec<_> = got
         .iter()
         .filter_map(|i| match i {
-            Incoming::Hello(note) => Some((note.worker.as_str(), note.participants.clone())),
+            Incoming::Hello { note, .. } => Some((note.worker.as_str(), note.participants.clone())),
             _ => None,
         })
         .collect();
     assert_eq!(batches, 1, "{got:?}");
     assert_eq!(hellos, [("w1", vec!["a".to_owned()])]);
+}
+
+/// The next announcement a worker reads (within the test's deadline).
+async fn next<S>(runs: &mut std::pin::Pin<&mut S>) -> Announcement
+where
+    S: futures_util::Stream<Item = anyhow::Result<Announcement>>,
+{
+    tokio::time::timeout(Duration::from_secs(DELIVERY_DEADLINE_SECS), runs.next())
+        .await
+        .expect("an announcement")
+        .unwrap()
+        .unwrap()
+}
+
+/// What the coordinator left out, by reason.
+fn dropped(got: &[Incoming]) -> Vec<&str> {
+    got.iter()
+        .filter_map(|incoming| match incoming {
+            Incoming::Dropped(reason) => Some(reason.as_str()),
+            _ => None,
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn only_batches_signed_by_a_joined_worker_under_their_own_id_count() {
+    let nats = NatsServer::start();
+    let (mut coordinator, worker, delivery) = running_unit(&nats, "r3").await;
+    worker.hello("r3", &["a".into()]).await.unwrap();
+
+    // Hand-made messages on the run's records subject, before the real batch.
+    let client = async_nats::connect(&nats.url).await.unwrap();
+    let js = async_nats::jetstream::new(client);
+    let fake = batch_of("r3", &unit("a"), "w1", &[0, 1]).to_bytes();
+    let subject = "bench.records.r3";
+    let send = |headers: async_nats::HeaderMap, payload: Vec<u8>| {
+        let js = js.clone();
+        async move {
+            js.publish_with_headers(subject, headers, payload.into())
+                .await
+                .unwrap()
+                .await
+                .unwrap();
+        }
+    };
+    let kind = |mut headers: async_nats::HeaderMap, id: &str| {
+        headers.insert("Bench-Kind", "records");
+        headers.insert("Nats-Msg-Id", id);
+        headers
+    };
+    send(kind(async_nats::HeaderMap::new(), "fake-1"), fake.clone()).await;
+    send(
+        kind(signed_by(&hand_key(), subject, &fake), "fake-2"),
+        fake.clone(),
+    )
+    .await;
+    let mut forged = signed_by(&hand_key(), subject, &fake);
+    forged.insert("Bench-Key", worker.key().to_hex().as_str());
+    send(kind(forged, "fake-3"), fake.clone()).await;
+    // Ids a batch of this run would have had before: the real one must still get through.
+    for id in ["r3/a/0", "r3/0/0-1/1/0000000000000000"] {
+        send(kind(async_nats::HeaderMap::new(), id), b"x".to_vec()).await;
+    }
+    worker
+        .publish(&batch_of("r3", &unit("a"), "w1", &[0, 1]), &delivery)
+        .await
+        .unwrap();
+    let got = received(&mut coordinator, Duration::from_millis(800)).await;
+    let batches = got
+        .iter()
+        .filter(|i| matches!(i, Incoming::Records(_)))
+        .count();
+    assert_eq!(batches, 1, "{got:?}");
+    let reasons = dropped(&got);
+    assert_eq!(reasons.len(), 5, "{reasons:?}");
+    assert!(reasons[0].contains("no worker signed"), "{reasons:?}");
+    assert!(
+        reasons[1].contains("a key no worker of this run said hello with"),
+        "{reasons:?}"
+    );
+    assert!(reasons[2].contains("forged signature"), "{reasons:?}");
+}
+
+#[tokio::test]
+async fn an_advisory_jetstream_does_not_confirm_is_left_out() {
+    let nats = NatsServer::start();
+    // The unit is healthy: delivered once, running.
+    let (mut coordinator, _worker, _running) = running_unit(&nats, "r4").await;
+    let client = async_nats::connect(&nats.url).await.unwrap();
+    let advisory = serde_json::json!({
+        "type": "io.nats.jetstream.advisory.v1.max_deliver",
+        "stream": "BENCH_WORK", "consumer": "work-r4-0", "stream_seq": 1, "deliveries": 5
+    });
+    client
+        .publish(
+            "$JS.EVENT.ADVISORY.CONSUMER.MAX_DELIVERIES.BENCH_WORK.work-r4-0",
+            serde_json::to_vec(&advisory).unwrap().into(),
+        )
+        .await
+        .unwrap();
+    client.flush().await.unwrap();
+    let got = received(&mut coordinator, Duration::from_millis(500)).await;
+    assert!(
+        !got.iter().any(|i| matches!(i, Incoming::GaveUp { .. })),
+        "{got:?}"
+    );
+    assert!(
+        dropped(&got)
+            .iter()
+            .any(|reason| reason.contains("does not confirm")),
+        "{got:?}"
+    );
+    assert_eq!(coordinator.given_up_units(0).await.unwrap(), 0);
+}
+
+#[tokio::test]
+async fn a_trusting_worker_reads_only_what_its_keys_signed() {
+    let nats = NatsServer::start();
+    let trusted = SigningKey::generate();
+    let trusted_public = trusted.public();
+    let mut signed = Coordinator::start(CoordinatorSetup {
+        access: &access(&nats.url),
+        descriptor: descriptor("r5", 30_000),
+        component: COMPONENT,
+        signer: Some(trusted),
+        trusted_workers: None,
+        known_workers: Vec::new(),
+        resumed: false,
+    })
+    .await
+    .unwrap();
+    let _rogue = Coordinator::start(CoordinatorSetup {
+        access: &access(&nats.url),
+        descriptor: descriptor("r6", 30_000),
+        component: COMPONENT,
+        signer: Some(SigningKey::generate()),
+        trusted_workers: None,
+        known_workers: Vec::new(),
+        resumed: false,
+    })
+    .await
+    .unwrap();
+    let _unsigned = coordinator(&nats.url, descriptor("r7", 30_000)).await;
+    let link = WorkerLink::connect(
+        &access(&nats.url),
+        "w1",
+        SigningKey::generate(),
+        RunTrust::Keys(vec![trusted_public]),
+    )
+    .await
+    .unwrap();
+    let runs = link.runs().await.unwrap();
+    tokio::pin!(runs);
+    let mut seen = Vec::new();
+    while seen.len() < 3 {
+        let announcement = next(&mut runs).await;
+        seen.push(match announcement {
+            Announcement::Run(run) => format!("{} served", run.run_id),
+            Announcement::Refused { run, reason } => format!("{} refused: {reason}", run.unwrap()),
+        });
+    }
+    seen.sort();
+    assert_eq!(seen[0], "r5 served");
+    assert!(
+        seen[1].starts_with("r6 refused: its announcement is signed by ed25519:"),
+        "{seen:?}"
+    );
+    assert!(seen[1].ends_with("a key this worker does not trust (bench worker --trust FILE.pub)"));
+    assert!(
+        seen[2].starts_with("r7 refused: its announcement is not signed"),
+        "{seen:?}"
+    );
+
+    // A forged "done" of the trusted run: refused by the worker, replaced by its coordinator.
+    let client = async_nats::connect(&nats.url).await.unwrap();
+    let js = async_nats::jetstream::new(client);
+    let forged = RunDescriptor {
+        done: true,
+        revision: u64::MAX,
+        ..descriptor("r5", 30_000)
+    };
+    let payload = serde_json::to_vec(&forged).unwrap();
+    js.publish_with_headers(
+        "bench.runs.r5",
+        signed_by(&hand_key(), "bench.runs.r5", &payload),
+        payload.into(),
+    )
+    .await
+    .unwrap()
+    .await
+    .unwrap();
+    let refused = next(&mut runs).await;
+    assert!(
+        matches!(refused, Announcement::Refused { .. }),
+        "{refused:?}"
+    );
+    let got = received(&mut signed, Duration::from_millis(500)).await;
+    assert!(
+        dropped(&got)
+            .iter()
+            .any(|reason| reason.contains("did not make")),
+        "{got:?}"
+    );
+    let again = next(&mut runs).await;
+    assert!(
+        matches!(again, Announcement::Run(ref run) if !run.done),
+        "{again:?}"
+    );
+
+    // Units: the signed one runs, one made by hand is refused and removed.
+    signed.publish_units(0, &[unit("a")]).await.unwrap();
+    let payload = serde_json::to_vec(&WorkUnit {
+        first: 1,
+        ..unit("a")
+    })
+    .unwrap();
+    js.publish("bench.work.r5.0", payload.into())
+        .await
+        .unwrap()
+        .await
+        .unwrap();
+    let source = link.work("r5", 0, "a").await.unwrap();
+    let mut pulled = Vec::new();
+    let deadline = Instant::now() + Duration::from_secs(DELIVERY_DEADLINE_SECS);
+    while pulled.len() < 2 && Instant::now() < deadline {
+        match source.next().await.unwrap() {
+            Pulled::Unit(delivery) => {
+                pulled.push(format!("unit {}", delivery.unit.first));
+                delivery.done().await.unwrap();
+            }
+            Pulled::Refused(reason) => pulled.push(reason),
+            Pulled::Nothing => {}
+        }
+    }
+    assert_eq!(pulled[0], "unit 0");
+    assert!(
+        pulled[1].starts_with("a work unit is not signed"),
+        "{pulled:?}"
+    );
 }

@@ -63,7 +63,8 @@ pub(crate) struct Worker {
 }
 
 impl Worker {
-    /// Starts worker `name` with `slots` slots and these extra environment variables.
+    /// Starts worker `name` with `slots` slots, serving any run (`--trust-any`), with these
+    /// extra environment variables (and serving them: `--serve-env`).
     pub(crate) fn start(
         cwd: &Path,
         url: &str,
@@ -72,8 +73,11 @@ impl Worker {
         env: &[(&str, &str)],
     ) -> Worker {
         let log = std::fs::File::create(cwd.join(format!("{name}.log"))).unwrap();
+        let served = env.iter().flat_map(|(key, _)| ["--serve-env", key]);
         let child = bench(cwd)
             .args(["worker", url, "--name", name, "--slots", &slots.to_string()])
+            .arg("--trust-any")
+            .args(served)
             .env_remove("BENCH_TEST_SECRET")
             .envs(env.iter().copied())
             .stdout(Stdio::null())

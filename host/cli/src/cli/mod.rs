@@ -12,6 +12,7 @@ mod build;
 mod check;
 mod compare;
 mod coordinate;
+mod dispatched;
 mod inspect;
 mod interrupt;
 mod merge;
@@ -99,8 +100,16 @@ enum Command {
     /// Compare saved runs: per participant and metric, each run's median against the first
     /// run's, with a bootstrap confidence interval of the ratio, a p-value and a verdict.
     Compare(CompareArgs),
-    /// Run the tasks of dispatched runs (`bench run --dispatch`) announced on a NATS server.
+    /// Run the tasks of dispatched runs (`bench run --dispatch`) announced on a NATS server
+    /// and signed by a key this worker trusts.
     Worker(WorkerArgs),
+    /// Make a key pair for signed distributed runs: the private key in FILE (mode 0600),
+    /// the public key in FILE.pub (`bench run --dispatch URL --sign FILE`, `bench worker
+    /// URL --trust FILE.pub`).
+    Keygen {
+        /// Where the private key goes (it must not exist yet).
+        file: PathBuf,
+    },
     /// Join the results directories of a run's shards (`bench run --shard i/N`) into one
     /// and summarize the whole run.
     Merge(MergeArgs),
@@ -133,16 +142,16 @@ impl Cli {
     pub(crate) fn execute(self) -> ExitCode {
         color::set(self.color);
         match self.command {
-            Command::Run(args) => {
-                match resume_dir(&args.args) {
-                    Some(dir) => block_on(async move {
-                        run::resume(&dir).await.unwrap_or_else(|error| fail(&error))
-                    }),
-                    None => task_command("run", args, |task, flags| async move {
-                        run::run(&task, &flags).await
-                    }),
-                }
-            }
+            Command::Run(args) => match resume_words(&args.args) {
+                Some((dir, overrides)) => block_on(async move {
+                    run::resume(&dir, &overrides)
+                        .await
+                        .unwrap_or_else(|error| fail(&error))
+                }),
+                None => task_command("run", args, |task, flags| async move {
+                    run::run(&task, &flags).await
+                }),
+            },
             Command::Check(args) => task_command("check", args, |task, flags| async move {
                 let ok = check::check(&task, &flags).await?;
                 Ok(if ok {
@@ -163,17 +172,43 @@ impl Cli {
             Command::Platform(command) => block_on(command.execute()),
             Command::Build { task } => build::build(&task),
             Command::New { dir, lang } => new::new(&dir, lang),
+            Command::Keygen { file } => keygen(&file),
             Command::Completions { shell } => completions(shell),
         }
     }
 }
 
-/// The results directory of `bench run --resume DIR` (the only words then).
-fn resume_dir(words: &[String]) -> Option<PathBuf> {
+/// The results directory of `bench run --resume DIR [flags]` (the first words then) and the
+/// flags after it.
+fn resume_words(words: &[String]) -> Option<(PathBuf, Vec<String>)> {
     match words {
-        [flag, dir] if flag == "--resume" => Some(PathBuf::from(dir)),
-        [word] => word.strip_prefix("--resume=").map(PathBuf::from),
-        _ => None,
+        [flag, dir, rest @ ..] if flag == "--resume" => Some((PathBuf::from(dir), rest.to_vec())),
+        [word, rest @ ..] => word
+            .strip_prefix("--resume=")
+            .map(|dir| (PathBuf::from(dir), rest.to_vec())),
+        [] => None,
+    }
+}
+
+/// `bench keygen FILE`: a new signing key in FILE and its public key in FILE.pub.
+fn keygen(file: &std::path::Path) -> ExitCode {
+    let key = bench_dispatch::SigningKey::generate();
+    match key.write_new(file) {
+        Ok(public) => {
+            println!(
+                "Private key: {} (keep it secret: bench run --dispatch URL --sign {})",
+                file.display(),
+                file.display()
+            );
+            println!(
+                "Public key:  {} ({}; give it to workers: bench worker URL --trust {})",
+                public.display(),
+                key.public(),
+                public.display()
+            );
+            ExitCode::SUCCESS
+        }
+        Err(error) => error_exit(&error),
     }
 }
 

@@ -4,10 +4,11 @@
 use super::coordinate::{
     coordinate, Coordination, Prior, WorkerShares, DEFAULT_ACK_WAIT, DEFAULT_WORKER_WAIT,
 };
+use super::dispatched::{self, DispatchedRun};
 use super::interrupt::{self, DEFAULT_STOP_GRACE, INTERRUPTED_EXIT};
-use super::task::{prepare, slot_config, Prepared};
+use super::task::{host_env, prepare, slot_config, Prepared};
 use anyhow::{Context as _, Result};
-use bench_dispatch::{Coordinator, RunDescriptor};
+use bench_dispatch::{Coordinator, CoordinatorSetup, PublicKey, RunDescriptor, SigningKey};
 use bench_platform::reporter::{Closing, PlatformRun};
 use bench_runtime::config::GroupBy;
 use bench_runtime::engine::{EngineSettings, TaskEngine};
@@ -18,7 +19,7 @@ use bench_runtime::metrics::MetricsRecorder;
 use bench_runtime::plan::{
     self, ComponentInfo, HostInfo, LoadManifest, LoadModel, RunConfig, RunManifest,
 };
-use bench_runtime::report::console::{Console, Header};
+use bench_runtime::report::console::{escape, Console, Header};
 use bench_runtime::report::export::ExportManager;
 use bench_runtime::report::failures::{FirstFailure, FAILED_TASKS_EXIT};
 use bench_runtime::report::finish::{finish, RunResults};
@@ -31,7 +32,6 @@ use bench_runtime::report::results::{
 use bench_runtime::report::tally::RunTally;
 use bench_runtime::report::RunReporter;
 use bench_runtime::sandbox::limits::DEFAULT_MAX_PARTICIPANT_LOG_BYTES;
-use serde::{Deserialize, Serialize};
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -43,60 +43,39 @@ pub(super) async fn run(task_path: &Path, argv: &[String]) -> Result<ExitCode> {
     run_task(task_path, argv, None).await
 }
 
-/// `bench run --resume <results-dir>`: reattaches to a dispatched run whose coordinator
-/// stopped, and completes it in the same results directory.
-pub(super) async fn resume(dir: &Path) -> Result<ExitCode> {
+/// `bench run --resume <results-dir> [flags]`: reattaches to a dispatched run whose
+/// coordinator stopped (killed, lost, or stopped by Ctrl-C or SIGTERM), and completes it in
+/// the same results directory. `overrides` give connection flags again (`--dispatch URL`
+/// with its credentials, `--sign`, `--nats-creds`…).
+pub(super) async fn resume(dir: &Path, overrides: &[String]) -> Result<ExitCode> {
     let dispatched = DispatchedRun::read(dir)?;
     let mut manifest = read_manifest(dir)?;
-    if manifest.completed_at.is_some() {
+    if manifest.completed_at.is_some() && !manifest.interrupted {
         anyhow::bail!(
             "the run in {} is complete: nothing to resume",
             dir.display()
         );
     }
     manifest.interrupted = false;
+    manifest.completed_at = None;
+    let mut dispatched = dispatched;
+    let argv = dispatched.argv_with(overrides)?;
+    dispatched.replace_argv(&argv);
+    dispatched.write(dir)?;
+    let component = dispatched.component.clone();
     let resumed = Resumed {
         dir: dir.to_owned(),
         manifest,
+        dispatched,
     };
-    run_task(&dispatched.component, &dispatched.argv, Some(resumed)).await
+    run_task(&component, &argv, Some(resumed)).await
 }
 
 /// A dispatched run taken up again.
 struct Resumed {
     dir: PathBuf,
     manifest: RunManifest,
-}
-
-/// What `bench run --resume` needs to start a dispatched run's coordinator again,
-/// `dispatch.json` in its results directory.
-#[derive(Debug, Serialize, Deserialize)]
-struct DispatchedRun {
-    /// The task component.
-    component: PathBuf,
-    /// The run's flags (with `--dispatch`).
-    argv: Vec<String>,
-}
-
-impl DispatchedRun {
-    const FILE: &str = "dispatch.json";
-
-    fn write(&self, dir: &Path) -> Result<()> {
-        let path = dir.join(Self::FILE);
-        std::fs::write(&path, serde_json::to_string_pretty(self)? + "\n")
-            .with_context(|| format!("cannot write {}", path.display()))
-    }
-
-    fn read(dir: &Path) -> Result<Self> {
-        let path = dir.join(Self::FILE);
-        let text = std::fs::read_to_string(&path).with_context(|| {
-            format!(
-                "cannot read {}: only a dispatched run (bench run --dispatch) can be resumed",
-                path.display()
-            )
-        })?;
-        serde_json::from_str(&text).with_context(|| format!("{} is not valid", path.display()))
-    }
+    dispatched: DispatchedRun,
 }
 
 /// Why a spread run (`--dispatch`, `--shard`) cannot take the plan's load model, warm-up or
@@ -132,6 +111,11 @@ async fn run_task(task_path: &Path, argv: &[String], resumed: Option<Resumed>) -
     }
     if let Some(spread) = spread_with_single_machine_knobs(&prepared) {
         anyhow::bail!(spread);
+    }
+    if let Some(flag) = coordinator_flag_without_dispatch(&prepared) {
+        anyhow::bail!(
+            "{flag} goes with --dispatch: it is how a dispatched run reaches NATS, signs or trusts"
+        );
     }
     if let (Some(shard), Some(_)) = (prepared.flags.shard, &platform_auth) {
         anyhow::bail!(
@@ -229,15 +213,20 @@ async fn run_task(task_path: &Path, argv: &[String], resumed: Option<Resumed>) -
         instrument_floor: Some(floor),
     };
     let resuming = resumed.is_some();
-    let mut manifest = resumed.map_or(fresh, |resumed| resumed.manifest);
+    let (mut manifest, dispatched) = match resumed {
+        Some(resumed) => (resumed.manifest, Some(resumed.dispatched)),
+        None => (fresh, None),
+    };
     results.write_run_json(&manifest)?;
-    if flags.dispatch.is_some() && !resuming {
-        let dispatched = DispatchedRun {
-            component: std::path::absolute(&manifest.component.path)?,
-            argv: argv.to_vec(),
-        };
-        dispatched.write(&dir)?;
-    }
+    let dispatched = match (&flags.dispatch, dispatched) {
+        (Some(_), None) => {
+            let component = std::path::absolute(&manifest.component.path)?;
+            let dispatched = DispatchedRun::new(component, argv);
+            dispatched.write(&dir)?;
+            Some(dispatched)
+        }
+        (_, dispatched) => dispatched,
+    };
 
     let date = js::iso_timestamp(started_at);
     console.header(&Header {
@@ -275,6 +264,7 @@ async fn run_task(task_path: &Path, argv: &[String], resumed: Option<Resumed>) -
                     &flags,
                     &grants,
                     &exec_plan.stop,
+                    &host_env,
                 )?,
             })
         })
@@ -320,28 +310,57 @@ async fn run_task(task_path: &Path, argv: &[String], resumed: Option<Resumed>) -
     let mut shares = None;
     match (&flags.dispatch, flags.shard) {
         (Some(url), _) => {
+            let dispatched = dispatched.context("a dispatched run has its dispatch.json")?;
             let descriptor = RunDescriptor {
                 run_id: manifest.run_id.clone(),
                 component_sha256: manifest.component.sha256.clone(),
-                argv: without_dispatch(argv),
+                argv: dispatched::worker_argv(argv),
                 participants: names.clone(),
                 ack_wait_ms: flags
                     .ack_wait_ms
                     .unwrap_or(DEFAULT_ACK_WAIT.as_millis() as u64),
                 done: false,
+                revision: 0,
             };
             let component = std::fs::read(&manifest.component.path)?;
+            let access = dispatched::access(url, &flags.nats)?;
+            let signer = flags
+                .sign
+                .as_deref()
+                .map(|path| SigningKey::read(Path::new(path)))
+                .transpose()?;
+            let trusted_workers = match flags.trust_workers.as_slice() {
+                [] => None,
+                paths => Some(
+                    paths
+                        .iter()
+                        .map(|path| PublicKey::read(Path::new(path)))
+                        .collect::<Result<Vec<_>>>()?,
+                ),
+            };
+            let setup = CoordinatorSetup {
+                access: &access,
+                descriptor,
+                component: &component,
+                signer,
+                trusted_workers,
+                known_workers: dispatched.known_workers(),
+                resumed: resuming,
+            };
             let run = Coordination {
-                link: Coordinator::start(url, descriptor, &component).await?,
+                link: Coordinator::start(setup).await?,
                 names: &names,
                 plan: &exec_plan,
+                group_by,
                 worker_wait: flags
                     .worker_wait_ms
                     .map_or(DEFAULT_WORKER_WAIT, Duration::from_millis),
                 platform: platform.as_ref(),
                 prior,
+                dispatched,
+                dir: &dir,
             };
-            shares = Some(coordinate(run, group_by, &mut observers).await?);
+            shares = Some(coordinate(run, &mut observers).await?);
         }
         (None, Some(shard)) => {
             execute_shard(group_by, shard, &participants, &exec_plan, &mut observers).await?
@@ -477,18 +496,24 @@ async fn execute_shard(
     }
 }
 
-/// The run's flags as workers get them: without `--dispatch` (a worker runs the tasks).
-fn without_dispatch(argv: &[String]) -> Vec<String> {
-    let mut kept = Vec::with_capacity(argv.len());
-    let mut words = argv.iter();
-    while let Some(word) = words.next() {
-        if word == "--dispatch" {
-            words.next();
-        } else if !word.starts_with("--dispatch=") {
-            kept.push(word.clone());
-        }
+/// A flag only a dispatched run takes, given without `--dispatch`.
+fn coordinator_flag_without_dispatch(prepared: &Prepared) -> Option<&'static str> {
+    let flags = &prepared.flags;
+    if flags.dispatch.is_some() {
+        return None;
     }
-    kept
+    let nats = &flags.nats;
+    [
+        (flags.sign.is_some(), "--sign"),
+        (!flags.trust_workers.is_empty(), "--trust-worker"),
+        (nats.creds.is_some(), "--nats-creds"),
+        (nats.nkey.is_some(), "--nats-nkey"),
+        (nats.ca.is_some(), "--nats-ca"),
+        (nats.cert.is_some(), "--nats-cert"),
+        (nats.key.is_some(), "--nats-key"),
+    ]
+    .into_iter()
+    .find_map(|(given, flag)| given.then_some(flag))
 }
 
 /// `Workers: w1 60 tasks (50%), w2 60 tasks (50%)`: who ran the dispatched run's tasks.
@@ -501,7 +526,7 @@ fn worker_shares_line(shares: &WorkerShares) -> String {
         .iter()
         .map(|(worker, tasks)| {
             let percent = *tasks as f64 * 100.0 / total as f64;
-            format!("{worker} {tasks} tasks ({percent:.1}%)")
+            format!("{} {tasks} tasks ({percent:.1}%)", escape(worker))
         })
         .collect();
     format!("Workers: {}", parts.join(", "))
@@ -527,22 +552,11 @@ mod tests {
     use std::time::Duration;
 
     #[test]
-    fn workers_get_the_flags_without_dispatch() {
-        let argv: Vec<String> = [
-            "--dispatch",
-            "nats://a:1",
-            "-q",
-            "--dispatch=nats://b:2",
-            "--out",
-            "x",
-        ]
-        .map(String::from)
-        .to_vec();
-        assert_eq!(without_dispatch(&argv), ["-q", "--out", "x"]);
-        let shares = WorkerShares::from([("w1".to_owned(), 1), ("w2".to_owned(), 3)]);
+    fn the_workers_line_gives_each_share_escaped() {
+        let shares = WorkerShares::from([("w1".to_owned(), 1), ("w\x1b[2J".to_owned(), 3)]);
         assert_eq!(
             worker_shares_line(&shares),
-            "Workers: w1 1 tasks (25.0%), w2 3 tasks (75.0%)"
+            "Workers: w\\x1b[2J 3 tasks (75.0%), w1 1 tasks (25.0%)"
         );
     }
 

@@ -39,8 +39,18 @@ pub(super) struct Prepared {
     pub sandboxes: usize,
 }
 
+/// Where a run's sandboxes get environment variables from: this process's environment
+/// ([`host_env`], `bench run`), or only what a worker's operator serves (`bench worker
+/// --serve-env`).
+pub(super) type Env<'a> = &'a (dyn Fn(&str) -> Option<String> + Sync);
+
+/// A variable of this process's environment.
+pub(super) fn host_env(name: &str) -> Option<String> {
+    std::env::var(name).ok()
+}
+
 /// What every sandbox of `participant` is made from: the run's task (loaded into the run's
-/// engine), the participant's grants with this process's environment, the custom flags.
+/// engine), the participant's grants with variables from `env`, the custom flags.
 pub(super) fn slot_config(
     task: &Arc<TaskComponent>,
     participant: &Participant,
@@ -48,12 +58,12 @@ pub(super) fn slot_config(
     flags: &RunFlags,
     grants: &RunGrants,
     stop: &RunStop,
+    env: Env<'_>,
 ) -> Result<SlotConfig> {
     Ok(SlotConfig {
         task: task.clone(),
         participant_json: participant.raw.to_string(),
-        capabilities: grants
-            .for_participant(config, participant, |name| std::env::var(name).ok())?,
+        capabilities: grants.for_participant(config, participant, env)?,
         args: flags.custom.clone(),
         fresh_instance: flags.fresh_instance,
         stop: stop.clone(),
@@ -69,8 +79,18 @@ fn is_quiet(argv: &[String]) -> bool {
     argv.iter().any(|word| word == "-q" || word == "--quiet")
 }
 
-/// Loads the task and decides everything a run needs before its first task.
+/// Loads the task and decides everything a run needs before its first task, with this
+/// process's environment.
 pub(super) async fn prepare(task_path: &Path, argv: &[String]) -> Result<Prepared> {
+    prepare_with(task_path, argv, &host_env).await
+}
+
+/// [`prepare`] with participants' variables from `env`.
+pub(super) async fn prepare_with(
+    task_path: &Path,
+    argv: &[String],
+    env: Env<'_>,
+) -> Result<Prepared> {
     let progress = BuildProgress::on_stderr(is_quiet(argv));
     let wasm = project::resolve_task(task_path, progress)?;
     let engine = TaskEngine::new(&EngineSettings::default())?;
@@ -95,7 +115,7 @@ pub(super) async fn prepare(task_path: &Path, argv: &[String]) -> Result<Prepare
     let (available, skipped) = if flags.dispatch.is_some() {
         (selected, Vec::new())
     } else {
-        plan::filter_by_env(selected, |name| std::env::var(name).ok())
+        plan::filter_by_env(selected, env)
     };
     let exec_plan = ExecPlan {
         schedule: Arc::new(plan::Schedule::for_run(&config, &resolved)),

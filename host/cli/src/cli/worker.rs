@@ -1,31 +1,53 @@
-//! `bench worker nats://HOST:PORT`: a long-running worker. It serves every run announced on
-//! the NATS server: fetches and verifies the run's component, prepares the run from the
-//! coordinator's flags with its own environment (it serves a participant only when it has
-//! that participant's requiredEnvVars), then runs the units it pulls in the same sandboxes
-//! and limits as a local run, publishing their records before it acks them.
+//! `bench worker nats://HOST:PORT --trust FILE.pub`: a long-running worker. It serves the
+//! runs announced on the NATS server that are signed by a key it trusts (`--trust-any`
+//! serves any): fetches and verifies the run's component, prepares the run from the
+//! coordinator's flags within its operator's grants (hosts, directories and variables
+//! given on its own command line; a participant asking for more is not served), then runs
+//! the units it pulls in the same sandboxes and limits as a local run, publishing their
+//! records, signed with its own key, before it acks them. When the server is lost it
+//! follows the runs again once it is back, and exits non-zero if it cannot.
 
-use super::task::{prepare, slot_config, Prepared};
+use super::task::{prepare_with, slot_config, Prepared};
 use super::{block_on, error_exit};
-use anyhow::{Context as _, Result};
-use bench_dispatch::{RunDescriptor, UnitDelivery, WorkerLink};
+use anyhow::{bail, Context as _, Result};
+use bench_dispatch::{
+    check_worker_name, AccessFiles, Announcement, NatsAccess, PublicKey, Pulled, RunDescriptor,
+    RunTrust, SigningKey, UnitDelivery, WorkSource, WorkerLink,
+};
 use bench_runtime::dispatch::{run_unit, RecordBatch};
 use bench_runtime::engine::{EngineSettings, TaskEngine};
 use bench_runtime::exec::{ExecPlan, SlotConfig, SlotFactory};
+use bench_runtime::report::console::escape;
+use bench_runtime::sandbox::grants::OperatorGrants;
 use clap::Args;
-use futures_util::StreamExt;
-use std::collections::HashMap;
+use futures_util::{Stream, StreamExt};
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::path::PathBuf;
+use std::pin::Pin;
 use std::process::ExitCode;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 use tokio::sync::{mpsc, watch, OwnedSemaphorePermit, Semaphore};
 use tokio::task::JoinSet;
 
 /// The most units one worker runs at once.
 const MAX_SLOTS: u32 = 10_000;
 
+/// How long a worker tries to follow the runs (or reopen a unit queue) again after losing
+/// the server before it gives up and exits non-zero.
+const RECOVERY: Duration = Duration::from_secs(60);
+
+/// How many finished runs a worker remembers (an old announcement of one is ignored).
+const FINISHED_RUNS_KEPT: usize = 10_000;
+
+/// How many refusals a worker remembers, so an announcement seen again is not refused to
+/// the coordinator again.
+const REFUSALS_KEPT: usize = 1_000;
+
 #[derive(Debug, Args)]
 pub(super) struct WorkerArgs {
-    /// The NATS server with JetStream (nats://HOST:PORT).
+    /// The NATS server with JetStream: nats://HOST:PORT or tls://HOST:PORT, with
+    /// user:password@ or token@ when the server asks for them.
     url: String,
     /// How many units (participant slots) this worker runs at once.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=MAX_SLOTS as i64))]
@@ -34,6 +56,47 @@ pub(super) struct WorkerArgs {
     /// name and the process id).
     #[arg(long)]
     name: Option<String>,
+    /// Serve runs signed by this public key (FILE.pub of `bench keygen FILE`; repeatable).
+    #[arg(long, value_name = "FILE.pub")]
+    trust: Vec<PathBuf>,
+    /// Serve any run, signed or not: whoever can publish to the NATS server then controls
+    /// this worker.
+    #[arg(long, conflicts_with = "trust")]
+    trust_any: bool,
+    /// Sign hellos and records with this key (`bench keygen FILE`; the coordinator counts
+    /// only records of keys it trusts with --trust-worker FILE.pub). Default: a new key
+    /// each time the worker starts.
+    #[arg(long, value_name = "FILE")]
+    sign: Option<PathBuf>,
+    /// Let the runs' tasks reach this origin, as `bench run --allow-host` (repeatable): a
+    /// participant asking for a host outside these is not served.
+    #[arg(long, value_name = "URL")]
+    allow_host: Vec<String>,
+    /// Let the runs' tasks have this directory, as `bench run --allow-dir` (repeatable): a
+    /// participant asking for another, or to write one granted read-only, is not served.
+    #[arg(long, value_name = "HOST[:GUEST][:rw]")]
+    allow_dir: Vec<String>,
+    /// Give the runs' tasks this variable of the worker's environment when they ask for
+    /// it (requiredEnvVars, passEnv; repeatable or comma-separated): no other variable
+    /// reaches a sandbox, and a participant whose requiredEnvVars are not all served is
+    /// not served.
+    #[arg(long, value_name = "NAME", value_delimiter = ',')]
+    serve_env: Vec<String>,
+    /// A NATS .creds file: user JWT and nkey seed.
+    #[arg(long, value_name = "FILE", env = "NATS_CREDS")]
+    nats_creds: Option<PathBuf>,
+    /// A file holding a NATS nkey seed.
+    #[arg(long, value_name = "FILE", env = "NATS_NKEY")]
+    nats_nkey: Option<PathBuf>,
+    /// The CA the NATS server's certificate must chain to.
+    #[arg(long, value_name = "FILE", env = "NATS_CA")]
+    nats_ca: Option<PathBuf>,
+    /// A client certificate for NATS over TLS (with --nats-key).
+    #[arg(long, value_name = "FILE", env = "NATS_CERT")]
+    nats_cert: Option<PathBuf>,
+    /// The client certificate's private key.
+    #[arg(long, value_name = "FILE", env = "NATS_KEY")]
+    nats_key: Option<PathBuf>,
 }
 
 impl WorkerArgs {
@@ -47,45 +110,92 @@ impl WorkerArgs {
         })
     }
 
-    async fn serve(self) -> Result<()> {
-        let name = self.name.clone().unwrap_or_else(default_name);
-        let link = WorkerLink::connect(&self.url, &name).await?;
-        eprintln!(
-            "[bench] worker {name} serving {} with {} slots",
-            self.url, self.slots
-        );
-        let slots = Arc::new(Semaphore::new(self.slots as usize));
-        let runs = link.runs().await?;
-        tokio::pin!(runs);
-        let mut serving: HashMap<String, watch::Sender<bool>> = HashMap::new();
-        while let Some(descriptor) = runs.next().await {
-            let descriptor = match descriptor {
-                Ok(descriptor) => descriptor,
-                Err(error) => {
-                    eprintln!("[bench] worker {name}: {error:#}");
-                    continue;
-                }
-            };
-            let run = descriptor.run_id.clone();
-            if descriptor.done {
-                if let Some(done) = serving.remove(&run) {
-                    let _ = done.send(true);
-                }
-                continue;
-            }
-            if serving.contains_key(&run) {
-                continue;
-            }
-            let (done_sender, done) = watch::channel(false);
-            serving.insert(run.clone(), done_sender);
-            let (link, slots, count) = (link.clone(), slots.clone(), self.slots);
-            tokio::spawn(async move {
-                if let Err(error) = serve_run(link.clone(), descriptor, slots, count, done).await {
-                    eprintln!("[bench] worker {}: run {run}: {error:#}", link.name());
-                }
-            });
+    /// Whose runs this worker serves.
+    fn trust(&self) -> Result<RunTrust> {
+        if self.trust_any {
+            return Ok(RunTrust::Any);
         }
-        anyhow::bail!("the runs stream ended")
+        if self.trust.is_empty() {
+            bail!(
+                "a worker serves only runs signed by a key it trusts: give --trust FILE.pub (the public key of bench keygen FILE, whose FILE the coordinator signs with: bench run --dispatch URL --sign FILE), or --trust-any to serve any run (then anyone who can publish to the NATS server controls this worker)"
+            );
+        }
+        let keys = self
+            .trust
+            .iter()
+            .map(|path| PublicKey::read(path))
+            .collect::<Result<Vec<_>>>()?;
+        Ok(RunTrust::Keys(keys))
+    }
+
+    async fn serve(self) -> Result<()> {
+        let trust = self.trust()?;
+        let name = self.name.clone().unwrap_or_else(default_name);
+        check_worker_name(&name).context("--name")?;
+        let key = match &self.sign {
+            Some(path) => SigningKey::read(path)?,
+            None => SigningKey::generate(),
+        };
+        let operator = Arc::new(OperatorGrants::parse(
+            &self.allow_host,
+            &self.allow_dir,
+            &self.serve_env,
+        )?);
+        let files = AccessFiles {
+            creds: self.nats_creds.clone(),
+            nkey: self.nats_nkey.clone(),
+            ca: self.nats_ca.clone(),
+            cert: self.nats_cert.clone(),
+            key: self.nats_key.clone(),
+        };
+        let access = NatsAccess::new(&self.url, files)?;
+        let trusted = match &trust {
+            RunTrust::Any => "any run (--trust-any)".to_owned(),
+            RunTrust::Keys(keys) => {
+                let keys: Vec<String> = keys.iter().map(ToString::to_string).collect();
+                format!("runs signed by {}", keys.join(", "))
+            }
+        };
+        let link = WorkerLink::connect(&access, &name, key, trust).await?;
+        open_streams(&link).await?;
+        eprintln!(
+            "[bench] worker {} serving {} with {} slots: {trusted}; signing with {}",
+            escape(&name),
+            access.server(),
+            self.slots,
+            link.key()
+        );
+        let (fatal, mut fatal_errors) = mpsc::channel(1);
+        let mut runs = Runs {
+            link: link.clone(),
+            operator,
+            slots: Arc::new(Semaphore::new(self.slots as usize)),
+            slot_count: self.slots,
+            serving: HashMap::new(),
+            finished: BTreeMap::new(),
+            refused: HashSet::new(),
+            fatal,
+        };
+        let mut connections = link.connections();
+        let mut announcements = follow(&link).await?;
+        loop {
+            tokio::select! {
+                announcement = announcements.next() => match announcement {
+                    Some(Ok(announcement)) => runs.take(announcement).await,
+                    Some(Err(error)) => {
+                        eprintln!("[bench] worker {}: {}; following the runs again", escape(&name), escape(&format!("{error:#}")));
+                        announcements = follow_again(&link).await?;
+                    }
+                    None => announcements = follow_again(&link).await?,
+                },
+                changed = connections.changed() => {
+                    changed.context("the NATS connection closed")?;
+                    eprintln!("[bench] worker {}: connected to NATS again; following the runs again", escape(&name));
+                    announcements = follow_again(&link).await?;
+                }
+                Some(error) = fatal_errors.recv() => return Err(error),
+            }
+        }
     }
 }
 
@@ -102,62 +212,256 @@ fn default_name() -> String {
     format!("{host}-{}", std::process::id())
 }
 
-/// Serves one run until it is done.
-async fn serve_run(
+/// Opens the shared streams; while they are missing and this worker may not create them
+/// (a secured server: the coordinator creates them), it waits.
+async fn open_streams(link: &WorkerLink) -> Result<()> {
+    let mut said = false;
+    loop {
+        match link.open_streams().await {
+            Ok(()) => return Ok(()),
+            Err(error) if !said => {
+                said = true;
+                eprintln!(
+                    "[bench] worker {}: waiting for the streams ({}); a coordinator creates them",
+                    escape(link.name()),
+                    escape(&format!("{error:#}"))
+                );
+            }
+            Err(_) => {}
+        }
+        tokio::time::sleep(Duration::from_secs(2)).await;
+    }
+}
+
+type Announcements = Pin<Box<dyn Stream<Item = Result<Announcement>> + Send>>;
+
+async fn follow(link: &WorkerLink) -> Result<Announcements> {
+    Ok(Box::pin(link.runs().await?))
+}
+
+/// Follows the runs again after the server was lost, trying for [`RECOVERY`]; an error
+/// (the process then exits non-zero, so an orchestrator restarts it) if it cannot.
+async fn follow_again(link: &WorkerLink) -> Result<Announcements> {
+    let deadline = Instant::now() + RECOVERY;
+    loop {
+        match follow(link).await {
+            Ok(announcements) => return Ok(announcements),
+            Err(error) if Instant::now() >= deadline => {
+                return Err(error.context(format!(
+                    "cannot follow the runs again within {}s of losing the NATS server",
+                    RECOVERY.as_secs()
+                )))
+            }
+            Err(_) => tokio::time::sleep(Duration::from_secs(1)).await,
+        }
+    }
+}
+
+/// Where a run this worker serves is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct RunPhase {
+    revision: u64,
+    done: bool,
+}
+
+/// The runs this worker knows of.
+struct Runs {
     link: WorkerLink,
-    descriptor: RunDescriptor,
+    operator: Arc<OperatorGrants>,
     slots: Arc<Semaphore>,
     slot_count: u32,
-    done: watch::Receiver<bool>,
-) -> Result<()> {
-    let run = descriptor.run_id.clone();
-    // A run this worker cannot take part in is refused, saying why.
-    let ready = match ready_to_serve(&link, &descriptor, slot_count).await {
-        Ok(ready) => ready,
-        Err(error) => {
-            link.refuse(&run, &format!("{error:#}")).await?;
-            return Err(error);
+    /// Runs being served, by id.
+    serving: HashMap<String, watch::Sender<RunPhase>>,
+    /// Runs finished, by id, with the revision that finished them (run ids sort by start,
+    /// so the first is the oldest).
+    finished: BTreeMap<String, u64>,
+    /// (run, reason) of refusals already sent.
+    refused: HashSet<(String, String)>,
+    /// A serving task that cannot go on (its queue is lost) ends the worker through it.
+    fatal: mpsc::Sender<anyhow::Error>,
+}
+
+impl Runs {
+    async fn take(&mut self, announcement: Announcement) {
+        let descriptor = match announcement {
+            Announcement::Run(descriptor) => descriptor,
+            Announcement::Refused { run, reason } => return self.refuse(run, reason).await,
+        };
+        let run = descriptor.run_id.clone();
+        let phase = RunPhase {
+            revision: descriptor.revision,
+            done: descriptor.done,
+        };
+        if self
+            .finished
+            .get(&run)
+            .is_some_and(|done| *done >= phase.revision)
+        {
+            return;
         }
-    };
-    let ReadyRun {
-        engine,
-        served,
-        exec_plan,
-        _component_dir,
-    } = ready;
-    let names: Vec<String> = served.iter().map(|(_, name, _)| name.clone()).collect();
-    link.hello(&run, &names).await?;
-    eprintln!(
-        "[bench] worker {}: run {run}: serving {}",
-        link.name(),
-        if names.is_empty() {
-            "no participant (their requiredEnvVars are not set here)".to_owned()
+        if let Some(serving) = self.serving.get(&run) {
+            if serving.borrow().revision >= phase.revision {
+                return;
+            }
+            serving.send_replace(phase);
+            if phase.done {
+                self.serving.remove(&run);
+                self.finish(run, phase.revision);
+            }
+            return;
+        }
+        if phase.done {
+            self.finish(run, phase.revision);
+            return;
+        }
+        let (sender, receiver) = watch::channel(phase);
+        self.serving.insert(run.clone(), sender);
+        let server = RunServer {
+            link: self.link.clone(),
+            operator: self.operator.clone(),
+            slots: self.slots.clone(),
+            slot_count: self.slot_count,
+            fatal: self.fatal.clone(),
+        };
+        tokio::spawn(async move {
+            let name = server.link.name().to_owned();
+            if let Err(error) = server.serve(descriptor, receiver).await {
+                eprintln!(
+                    "[bench] worker {}: run {run}: {}",
+                    escape(&name),
+                    escape(&format!("{error:#}"))
+                );
+            }
+        });
+    }
+
+    fn finish(&mut self, run: String, revision: u64) {
+        self.finished.insert(run, revision);
+        while self.finished.len() > FINISHED_RUNS_KEPT {
+            self.finished.pop_first();
+        }
+    }
+
+    /// Says why an announcement is refused, here and (once per run and reason) to the
+    /// run's coordinator.
+    async fn refuse(&mut self, run: Option<String>, reason: String) {
+        let name = escape(self.link.name()).into_owned();
+        let shown = run.as_deref().unwrap_or("(not a run id)");
+        eprintln!(
+            "[bench] worker {name}: refused an announcement of run {}: {}",
+            escape(shown),
+            escape(&reason)
+        );
+        // A run served here goes on: what was refused is only someone else's announcement.
+        let Some(run) = run.filter(|run| !self.serving.contains_key(run)) else {
+            return;
+        };
+        if self.refused.len() >= REFUSALS_KEPT {
+            self.refused.clear();
+        }
+        if self.refused.insert((run.clone(), reason.clone())) {
+            if let Err(error) = self.link.refuse(&run, &reason).await {
+                eprintln!("[bench] worker {name}: {}", escape(&format!("{error:#}")));
+            }
+        }
+    }
+}
+
+/// What serving one run needs.
+struct RunServer {
+    link: WorkerLink,
+    operator: Arc<OperatorGrants>,
+    slots: Arc<Semaphore>,
+    slot_count: u32,
+    fatal: mpsc::Sender<anyhow::Error>,
+}
+
+impl RunServer {
+    /// Serves one run until it is done; says hello again each time the run is announced
+    /// anew (a resumed coordinator).
+    async fn serve(
+        self,
+        descriptor: RunDescriptor,
+        mut phase: watch::Receiver<RunPhase>,
+    ) -> Result<()> {
+        let link = &self.link;
+        let run = descriptor.run_id.clone();
+        // A run this worker cannot take part in is refused, saying why.
+        let ready = match ready_to_serve(link, &descriptor, &self.operator, self.slot_count).await {
+            Ok(ready) => ready,
+            Err(error) => {
+                link.refuse(&run, &format!("{error:#}")).await?;
+                return Err(error);
+            }
+        };
+        let ReadyRun {
+            engine,
+            served,
+            not_served,
+            exec_plan,
+            _component_dir,
+        } = ready;
+        let names: Vec<String> = served.iter().map(|(_, name, _)| name.clone()).collect();
+        link.hello(&run, &names).await?;
+        let mut said = if names.is_empty() {
+            "no participant".to_owned()
         } else {
             names.join(", ")
-        }
-    );
-    let mut participants = JoinSet::new();
-    for (position, name, slot) in served {
-        let unit_run = UnitRun {
-            link: link.clone(),
-            run: run.clone(),
-            participant: name,
-            slot,
-            plan: exec_plan.clone(),
-            heartbeat: descriptor.heartbeat(),
         };
-        participants.spawn(serve_participant(
-            unit_run,
-            position,
-            slots.clone(),
-            done.clone(),
-        ));
+        if !not_served.is_empty() {
+            said.push_str(&format!("; not {}", not_served.join("; ")));
+        }
+        eprintln!(
+            "[bench] worker {}: run {run}: serving {}",
+            escape(link.name()),
+            escape(&said)
+        );
+        let mut participants = JoinSet::new();
+        for (position, name, slot) in served {
+            let unit_run = UnitRun {
+                link: link.clone(),
+                run: run.clone(),
+                participant: name,
+                slot,
+                plan: exec_plan.clone(),
+                heartbeat: descriptor.heartbeat(),
+            };
+            let source = link.work(&run, position, &unit_run.participant).await?;
+            participants.spawn(serve_participant(
+                unit_run,
+                source,
+                self.slots.clone(),
+                phase.clone(),
+                self.fatal.clone(),
+            ));
+        }
+        let mut revision = phase.borrow().revision;
+        let mut announced = true;
+        loop {
+            tokio::select! {
+                joined = participants.join_next() => match joined {
+                    Some(joined) => joined??,
+                    None => break,
+                },
+                changed = phase.changed(), if announced => {
+                    if changed.is_err() {
+                        announced = false;
+                        continue;
+                    }
+                    if phase.borrow().done {
+                        continue;
+                    }
+                    let now = phase.borrow().revision;
+                    if now > revision {
+                        revision = now;
+                        link.hello(&run, &names).await?;
+                    }
+                }
+            }
+        }
+        drop(engine);
+        Ok(())
     }
-    while let Some(joined) = participants.join_next().await {
-        joined??;
-    }
-    drop(engine);
-    Ok(())
 }
 
 /// A run prepared on this worker.
@@ -167,35 +471,50 @@ struct ReadyRun {
     engine: TaskEngine,
     /// (participant number, name, slot config) of each participant this worker serves.
     served: Vec<(usize, String, SlotConfig)>,
+    /// Participants it does not serve, each with why.
+    not_served: Vec<String>,
     exec_plan: ExecPlan,
     /// Holds the component file while the run is served.
     _component_dir: tempfile::TempDir,
 }
 
-/// Fetches and verifies the run's component and prepares the run from its flags with this
-/// worker's environment, as `bench run` would here.
+/// Fetches and verifies the run's component and prepares the run from its flags, as
+/// `bench run` would here, with only the grants and variables the operator gives.
 async fn ready_to_serve(
     link: &WorkerLink,
     descriptor: &RunDescriptor,
+    operator: &OperatorGrants,
     slot_count: u32,
 ) -> Result<ReadyRun> {
     let component = link.component(&descriptor.component_sha256).await?;
     let dir = tempfile::tempdir().context("cannot create a temporary directory")?;
     let path = dir.path().join("task.wasm");
     std::fs::write(&path, &component).context("cannot store the task component")?;
+    let env = |name: &str| operator.env(name);
     let Prepared {
         engine: loading_engine,
         task,
         config,
         flags,
         available,
+        skipped,
         grants,
         exec_plan,
         ..
-    } = prepare(&path, &descriptor.argv).await?;
+    } = prepare_with(&path, &descriptor.argv, &env).await?;
     let engine = TaskEngine::for_run(&EngineSettings::default(), task.pool_size(slot_count))?;
     let task = Arc::new(task.load_into(&engine)?);
     drop(loading_engine);
+    let mut not_served: Vec<String> = skipped
+        .iter()
+        .map(|skipped| {
+            format!(
+                "{} (its requiredEnvVars {} are not served here: bench worker --serve-env)",
+                skipped.name,
+                skipped.missing.join(", ")
+            )
+        })
+        .collect();
     let mut served = Vec::new();
     for participant in &available {
         let Some(position) = descriptor
@@ -212,12 +531,17 @@ async fn ready_to_serve(
             &flags,
             &grants,
             &exec_plan.stop,
+            &env,
         )?;
-        served.push((position, participant.name.clone(), slot));
+        match operator.admit(&slot.capabilities) {
+            Ok(()) => served.push((position, participant.name.clone(), slot)),
+            Err(why) => not_served.push(format!("{} ({why})", participant.name)),
+        }
     }
     Ok(ReadyRun {
         engine,
         served,
+        not_served,
         exec_plan,
         _component_dir: dir,
     })
@@ -234,28 +558,58 @@ struct UnitRun {
     heartbeat: Duration,
 }
 
-/// Pulls and runs one participant's units while a slot is free, until the run is done.
+/// Pulls and runs one participant's units while a slot is free, until the run is done. A
+/// queue that cannot be pulled from again within [`RECOVERY`] ends the worker.
 async fn serve_participant(
     unit_run: UnitRun,
-    position: usize,
+    mut source: WorkSource,
     slots: Arc<Semaphore>,
-    mut done: watch::Receiver<bool>,
+    mut phase: watch::Receiver<RunPhase>,
+    fatal: mpsc::Sender<anyhow::Error>,
 ) -> Result<()> {
-    let source = unit_run.link.work(&unit_run.run, position).await?;
+    let name = escape(unit_run.link.name()).into_owned();
     let mut units = JoinSet::new();
-    while !*done.borrow() {
+    let mut failing_since: Option<Instant> = None;
+    while !phase.borrow().done {
         let permit = tokio::select! {
             permit = slots.clone().acquire_owned() => permit?,
-            _ = done.changed() => break,
+            changed = phase.changed() => match changed {
+                Ok(()) => continue,
+                Err(_) => break,
+            },
         };
         match source.next().await {
-            Ok(Some(delivery)) => {
-                units.spawn(run_delivery(unit_run.clone(), delivery, permit));
+            Ok(pulled) => {
+                failing_since = None;
+                match pulled {
+                    Pulled::Unit(delivery) => {
+                        units.spawn(run_delivery(unit_run.clone(), *delivery, permit));
+                    }
+                    Pulled::Nothing => {}
+                    Pulled::Refused(reason) => eprintln!(
+                        "[bench] worker {name}: run {}: refused a work message: {}",
+                        unit_run.run,
+                        escape(&reason)
+                    ),
+                }
             }
-            Ok(None) => {}
             Err(error) => {
-                eprintln!("[bench] worker {}: {error:#}", unit_run.link.name());
+                let since = *failing_since.get_or_insert_with(Instant::now);
+                if since.elapsed() >= RECOVERY {
+                    let error = error.context(format!(
+                        "run {}: cannot pull units of {} again within {}s",
+                        unit_run.run,
+                        unit_run.participant,
+                        RECOVERY.as_secs()
+                    ));
+                    let _ = fatal.send(error).await;
+                    break;
+                }
+                eprintln!("[bench] worker {name}: {}", escape(&format!("{error:#}")));
                 tokio::time::sleep(Duration::from_secs(1)).await;
+                if let Err(error) = source.reopen().await {
+                    eprintln!("[bench] worker {name}: {}", escape(&format!("{error:#}")));
+                }
             }
         }
         while let Some(finished) = units.try_join_next() {
@@ -275,14 +629,16 @@ fn report_unit(unit_run: &UnitRun, finished: Result<Result<()>, tokio::task::Joi
         Err(error) => error.into(),
     };
     eprintln!(
-        "[bench] worker {}: a unit of {} was not finished (it goes to a worker again): {error:#}",
-        unit_run.link.name(),
-        unit_run.participant
+        "[bench] worker {}: a unit of {} was not finished (it goes to a worker again): {}",
+        escape(unit_run.link.name()),
+        escape(&unit_run.participant),
+        escape(&format!("{error:#}"))
     );
 }
 
 /// Runs one delivered unit: its tasks in order, their records published in batches, the
-/// unit's ack wait extended meanwhile, and the unit acked only once everything is published.
+/// unit's ack wait extended meanwhile, and the unit acked only once every batch is
+/// published (a batch JetStream refuses leaves the unit unacknowledged).
 async fn run_delivery(
     unit_run: UnitRun,
     delivery: UnitDelivery,
@@ -292,8 +648,8 @@ async fn run_delivery(
     if delivery.delivered() > 1 {
         eprintln!(
             "[bench] worker {}: unit {} of run {} delivered again (attempt {})",
-            unit_run.link.name(),
-            unit.key(),
+            escape(unit_run.link.name()),
+            escape(&unit.key()),
             unit_run.run,
             delivery.delivered()
         );
@@ -313,7 +669,7 @@ async fn run_delivery(
                 finished = receiver.recv() => match finished {
                     Some(finished) => {
                         if let Some(full) = batch.push(&unit_run.participant, finished) {
-                            unit_run.link.publish(&full).await?;
+                            unit_run.link.publish(&full, &delivery).await?;
                         }
                     }
                     None => break,
@@ -322,7 +678,7 @@ async fn run_delivery(
             }
         }
         if !batch.tasks.is_empty() {
-            unit_run.link.publish(&batch).await?;
+            unit_run.link.publish(&batch, &delivery).await?;
         }
         anyhow::Ok(())
     };

@@ -155,7 +155,8 @@ const GROUPS: &[(&str, &[(&str, &str)])] = &[
             ("-q, --quiet", "print only errors and the final summary"),
             (
                 "--dispatch nats://HOST:PORT",
-                "coordinate the run: bench workers on that NATS server run its tasks",
+                "coordinate the run: bench workers on that NATS server run its tasks \
+                 (tls://, user:password@ or token@ as NATS takes them)",
             ),
             (
                 "--worker-wait DURATION",
@@ -179,6 +180,39 @@ const GROUPS: &[(&str, &[(&str, &str)])] = &[
                  NO_COLOR is set), always or never",
             ),
             ("-h, --help", "print this help"),
+        ],
+    ),
+    (
+        "Distributed runs (see docs/distributed.md)",
+        &[
+            (
+                "--sign FILE",
+                "with --dispatch: sign the run with this key (bench keygen FILE makes one)",
+            ),
+            (
+                "--trust-worker FILE.pub",
+                "with --dispatch: count only records of workers signing with these keys",
+            ),
+            (
+                "--nats-creds FILE",
+                "a NATS .creds file: user JWT and nkey seed (default: NATS_CREDS)",
+            ),
+            (
+                "--nats-nkey FILE",
+                "a file holding a NATS nkey seed (default: NATS_NKEY)",
+            ),
+            (
+                "--nats-ca FILE",
+                "the CA the NATS server's certificate must chain to (default: NATS_CA)",
+            ),
+            (
+                "--nats-cert FILE",
+                "a client certificate for NATS over TLS (default: NATS_CERT)",
+            ),
+            (
+                "--nats-key FILE",
+                "the client certificate's private key (default: NATS_KEY)",
+            ),
         ],
     ),
 ];

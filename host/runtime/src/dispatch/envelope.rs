@@ -1,6 +1,8 @@
 //! What a worker sends back: a batch of finished tasks of one unit, with the worker's
-//! name. A batch is untrusted input to the coordinator: its size is bounded and every task
-//! in it is checked against the run ([`TaskLedger`](super::TaskLedger)).
+//! name. A batch is untrusted input to the coordinator: its size is bounded, it must hold
+//! consecutive tasks of its unit ([`RecordBatch::check_tasks`]), the unit must be one of
+//! the run's ([`RunUnits`](super::RunUnits)) and every task is checked against the run
+//! ([`TaskLedger`](super::TaskLedger)).
 
 use super::WorkUnit;
 use crate::events::Finished;
@@ -28,8 +30,8 @@ const RECORD_TOO_LARGE: &str = "record_too_large";
 pub struct RecordBatch {
     /// The run.
     pub run_id: String,
-    /// The unit's [`WorkUnit::key`].
-    pub unit: String,
+    /// The unit the tasks belong to.
+    pub unit: WorkUnit,
     /// The worker that ran them.
     pub worker: String,
     /// The tasks.
@@ -104,7 +106,7 @@ impl RecordBatch {
     pub fn new(run_id: &str, unit: &WorkUnit, worker: &str) -> Self {
         Self {
             run_id: run_id.to_owned(),
-            unit: unit.key(),
+            unit: unit.clone(),
             worker: worker.to_owned(),
             tasks: Vec::new(),
             bytes: 0,
@@ -138,15 +140,53 @@ impl RecordBatch {
         batch
     }
 
-    /// The message id that lets the transport drop a batch sent twice:
-    /// `<run>/<participant>/<first taskIndex>` (batches of a unit are cut at the same
-    /// task positions on every attempt).
-    pub fn message_id(&self) -> Option<String> {
-        let first = self.tasks.first()?;
-        Some(format!(
-            "{}/{}/{}",
-            self.run_id, first.participant, first.record.task_index
-        ))
+    /// The first and last taskIndex of the batch (`None` when empty).
+    pub fn task_range(&self) -> Option<(u32, u32)> {
+        let first = self.tasks.first()?.record.task_index;
+        let last = self.tasks.last()?.record.task_index;
+        Some((first, last))
+    }
+
+    /// Refuses a batch that is not a run of consecutive tasks of its unit (what a worker
+    /// running the unit sends): empty, another participant's task, an index the unit does
+    /// not have or out of order.
+    pub fn check_tasks(&self) -> Result<(), String> {
+        let unit = &self.unit;
+        let Some(first) = self.tasks.first() else {
+            return Err("an empty batch".into());
+        };
+        let step = unit.step.max(1);
+        let start = first.record.task_index;
+        let offset = start
+            .checked_sub(unit.first)
+            .filter(|distance| distance % step == 0)
+            .map(|distance| distance / step)
+            .ok_or_else(|| format!("task {start} is not one of unit {}", unit.key()))?;
+        if u64::from(offset) + self.tasks.len() as u64 > u64::from(unit.count) {
+            return Err(format!(
+                "{} tasks from task {start} run past the end of unit {}",
+                self.tasks.len(),
+                unit.key()
+            ));
+        }
+        for (n, task) in self.tasks.iter().enumerate() {
+            if task.participant != unit.participant {
+                return Err(format!(
+                    "a task of \"{}\" in a batch of unit {}",
+                    task.participant,
+                    unit.key()
+                ));
+            }
+            let expected = u64::from(start) + n as u64 * u64::from(step);
+            if u64::from(task.record.task_index) != expected {
+                return Err(format!(
+                    "task {} where unit {} runs task {expected}",
+                    task.record.task_index,
+                    unit.key()
+                ));
+            }
+        }
+        Ok(())
     }
 
     /// The batch as JSON bytes.
@@ -195,9 +235,9 @@ mod tests {
     }
 
     #[test]
-    fn a_batch_round_trips_and_names_its_first_task() {
+    fn a_batch_round_trips_and_names_its_tasks() {
         let mut batch = RecordBatch::new("run-1", &unit(), "w1");
-        assert_eq!(batch.message_id(), None);
+        assert_eq!(batch.task_range(), None);
         for index in [2, 5] {
             let mut record = TaskRecord::bare(index, Status::Success, 1.5);
             record.duration_us = Some(1500.25 + f64::from(index));
@@ -208,8 +248,9 @@ mod tests {
             };
             assert!(batch.push("a", finished).is_none());
         }
-        assert_eq!(batch.unit, "a/2/3");
-        assert_eq!(batch.message_id().as_deref(), Some("run-1/a/2"));
+        assert_eq!(batch.unit, unit());
+        assert_eq!(batch.task_range(), Some((2, 5)));
+        assert_eq!(batch.check_tasks(), Ok(()));
         let read = RecordBatch::from_bytes(&batch.to_bytes()).unwrap();
         let (participant, last) = read.into_finished().last().unwrap();
         assert_eq!(participant, "a");
@@ -245,7 +286,7 @@ mod tests {
         }
         let sizes: Vec<usize> = sent.iter().map(|b| b.tasks.len()).collect();
         assert_eq!((sizes, batch.tasks.len()), (vec![64, 64], 2));
-        assert_eq!(sent[1].message_id().as_deref(), Some("r/a/64"));
+        assert_eq!(sent[1].task_range(), Some((64, 127)));
 
         let mut batch = RecordBatch::new("r", &unit(), "w");
         let big = 300 * 1024;
@@ -282,6 +323,49 @@ mod tests {
             .unwrap()
             .contains("larger than the 786432 bytes"));
         assert!(batch.take().to_bytes().len() <= MAX_BATCH_BYTES);
+    }
+
+    #[test]
+    fn a_batch_holds_consecutive_tasks_of_its_unit_only() {
+        let with = |indices: &[u32], participant: &str| {
+            let mut batch = RecordBatch::new("r", &unit(), "w");
+            for index in indices {
+                batch.push(participant, finished(*index, 0, 0));
+            }
+            batch.check_tasks()
+        };
+        // unit(): indices 2 and 5.
+        assert_eq!(with(&[5], "a"), Ok(()));
+        assert_eq!(with(&[], "a"), Err("an empty batch".into()));
+        assert_eq!(
+            with(&[3], "a"),
+            Err("task 3 is not one of unit a/2/3".into())
+        );
+        assert_eq!(
+            with(&[1], "a"),
+            Err("task 1 is not one of unit a/2/3".into())
+        );
+        assert_eq!(
+            with(&[5, 8], "a"),
+            Err("2 tasks from task 5 run past the end of unit a/2/3".into())
+        );
+        assert_eq!(
+            with(&[5, 2], "a").unwrap_err(),
+            "2 tasks from task 5 run past the end of unit a/2/3"
+        );
+        assert_eq!(
+            with(&[2], "b"),
+            Err("a task of \"b\" in a batch of unit a/2/3".into())
+        );
+        let long = WorkUnit { count: 3, ..unit() };
+        let mut batch = RecordBatch::new("r", &long, "w");
+        for index in [2, 8] {
+            batch.push("a", finished(index, 0, 0));
+        }
+        assert_eq!(
+            batch.check_tasks(),
+            Err("task 8 where unit a/2/3 runs task 5".into())
+        );
     }
 
     #[test]

@@ -10,4 +10,4 @@ mod unit;
 
 pub use envelope::{RecordBatch, TaskEntry, MAX_BATCH_BYTES};
 pub use ledger::{Accepted, TaskLedger};
-pub use unit::{participant_units, round_units, run_unit, WorkUnit};
+pub use unit::{participant_units, round_units, run_unit, RunUnits, WorkUnit};

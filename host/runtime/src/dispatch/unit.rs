@@ -2,6 +2,7 @@
 //! `count` of them), so that a participant's concurrency is the number of its units in
 //! flight across all workers, as it is the number of its slots on one machine.
 
+use crate::config::GroupBy;
 use crate::events::Finished;
 use crate::exec::{ExecPlan, TaskRunner};
 use serde::{Deserialize, Serialize};
@@ -38,12 +39,19 @@ impl WorkUnit {
     }
 }
 
+/// How many units a participant has in participant mode: its concurrency, at most one per
+/// task.
+fn participant_slots(plan: &ExecPlan) -> u32 {
+    let total = plan.schedule.len() as u32;
+    plan.concurrency.min(total).max(1)
+}
+
 /// A participant's units in participant mode: one per slot (its concurrency, at most one
 /// per task), slot `s` running indices `s, s + S, …`; anchored at `anchor` when the plan
 /// staggers.
 pub fn participant_units(name: &str, plan: &ExecPlan, anchor: SystemTime) -> Vec<WorkUnit> {
     let total = plan.schedule.len() as u32;
-    let slots = (plan.concurrency).min(total).max(1);
+    let slots = participant_slots(plan);
     (0..slots.min(total))
         .map(|first| WorkUnit {
             participant: name.to_owned(),
@@ -67,6 +75,43 @@ pub fn round_units(round: u32, participants: &[String]) -> Vec<WorkUnit> {
             ramp_anchor_ms: None,
         })
         .collect()
+}
+
+/// Every unit a run hands out ([`participant_units`] or [`round_units`]), to tell a unit a
+/// worker names from one the run never had.
+#[derive(Debug, Clone)]
+pub struct RunUnits {
+    participants: Vec<String>,
+    tasks: u32,
+    slots: u32,
+    group_by: GroupBy,
+}
+
+impl RunUnits {
+    /// The units of `participants` running `plan` grouped by `group_by`.
+    pub fn new(participants: &[String], plan: &ExecPlan, group_by: GroupBy) -> Self {
+        Self {
+            participants: participants.to_vec(),
+            tasks: plan.schedule.len() as u32,
+            slots: participant_slots(plan),
+            group_by,
+        }
+    }
+
+    /// Whether `unit` is one of the run's (its ramp anchor aside).
+    pub fn holds(&self, unit: &WorkUnit) -> bool {
+        if !self.participants.contains(&unit.participant) || unit.first >= self.tasks {
+            return false;
+        }
+        match self.group_by {
+            GroupBy::Participant => {
+                unit.step == self.slots
+                    && unit.first < self.slots
+                    && unit.count == (self.tasks - unit.first).div_ceil(self.slots)
+            }
+            GroupBy::Round => unit.step == 1 && unit.count == 1,
+        }
+    }
 }
 
 /// Runs a unit's tasks one after another on `runner` (honouring the plan's stagger ramp
@@ -139,6 +184,45 @@ mod tests {
         let json = serde_json::to_string(&units[0]).unwrap();
         assert_eq!(json, r#"{"participant":"a","first":0,"step":3,"count":4}"#);
         assert_eq!(serde_json::from_str::<WorkUnit>(&json).unwrap(), units[0]);
+    }
+
+    #[test]
+    fn the_run_s_units_are_told_from_others() {
+        let names = ["a".to_owned(), "b".to_owned()];
+        let ten = plan(10, 3, 0.0);
+        let units = RunUnits::new(&names, &ten, GroupBy::Participant);
+        for unit in participant_units("b", &ten, UNIX_EPOCH) {
+            assert!(units.holds(&unit), "{unit:?}");
+        }
+        let slot = participant_units("a", &ten, UNIX_EPOCH).remove(1);
+        for other in [
+            WorkUnit {
+                participant: "c".into(),
+                ..slot.clone()
+            },
+            WorkUnit {
+                count: 4,
+                ..slot.clone()
+            },
+            WorkUnit {
+                step: 2,
+                ..slot.clone()
+            },
+            WorkUnit {
+                first: 3,
+                ..slot.clone()
+            },
+            WorkUnit {
+                first: 10,
+                ..slot.clone()
+            },
+        ] {
+            assert!(!units.holds(&other), "{other:?}");
+        }
+        let rounds = RunUnits::new(&names, &ten, GroupBy::Round);
+        assert!(rounds.holds(&round_units(9, &names)[1]));
+        assert!(!rounds.holds(&round_units(10, &names)[0]));
+        assert!(!rounds.holds(&slot));
     }
 
     #[test]

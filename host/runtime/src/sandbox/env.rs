@@ -5,12 +5,18 @@
 /// Prefixes of the variables that hold bench's platform credentials and settings.
 const RESERVED_PREFIXES: [&str; 2] = ["BENCHMARKS_PLATFORM_", "BENCHSDK_"];
 
-/// Other variables bench reads for itself.
-const RESERVED_NAMES: [&str; 4] = [
+/// Other variables bench reads for itself (the `NATS_*` files are a distributed run's
+/// credentials and TLS files).
+const RESERVED_NAMES: [&str; 9] = [
     "BENCH_CACHE_DIR",
     "BENCH_SDK_DIR",
     "BENCH_WEVAL",
     "BENCHMARK_METRICS_INTERVAL_MS",
+    "NATS_CREDS",
+    "NATS_NKEY",
+    "NATS_CA",
+    "NATS_CERT",
+    "NATS_KEY",
 ];
 
 /// Whether `name` is one of bench's own variables (platform credentials and URL, bench's
@@ -65,6 +71,8 @@ mod tests {
             "BENCH_SDK_DIR",
             "BENCH_WEVAL",
             "BENCHMARK_METRICS_INTERVAL_MS",
+            "NATS_CREDS",
+            "NATS_KEY",
         ] {
             assert!(is_reserved(name), "{name}");
             assert_eq!(granted_env(&[name.to_owned()], |_| Some("v".into())), []);

@@ -56,6 +56,16 @@ impl DirGrant {
             writable,
         })
     }
+
+    /// Whether this grant (a worker operator's) holds everything `asked` (a run's) grants:
+    /// its directory is this one or inside it (symbolic links resolved), writable only if
+    /// this one is.
+    pub fn covers(&self, asked: &DirGrant) -> bool {
+        let (Ok(own), Ok(other)) = (self.host.canonicalize(), asked.host.canonicalize()) else {
+            return false;
+        };
+        other.starts_with(own) && (self.writable || !asked.writable)
+    }
 }
 
 #[cfg(test)]
@@ -76,6 +86,27 @@ mod tests {
         assert!(DirGrant::parse("/definitely/not/here")
             .unwrap_err()
             .contains("is not a directory"));
+        let inner = tempfile::tempdir().unwrap();
+        let outer = DirGrant::parse(&format!(
+            "{}:/x:rw",
+            inner.path().parent().unwrap().display()
+        ))
+        .unwrap();
+        let asked = DirGrant::parse(&format!("{}:/data:rw", inner.path().display())).unwrap();
+        assert!(
+            outer.covers(&asked),
+            "inside, writable under a writable grant"
+        );
+        let read_only = DirGrant {
+            writable: false,
+            ..outer.clone()
+        };
+        assert!(!read_only.covers(&asked), "never writable beyond the grant");
+        assert!(read_only.covers(&DirGrant {
+            writable: false,
+            ..asked.clone()
+        }));
+        assert!(!asked.covers(&outer), "never a parent");
         assert!(DirGrant::parse("a:b:c:d")
             .unwrap_err()
             .starts_with("--allow-dir expects"));

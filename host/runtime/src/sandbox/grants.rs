@@ -2,6 +2,8 @@
 //! command line: env (its `requiredEnvVars` plus `passEnv`), directories (`--allow-dir`),
 //! HTTP destinations (`allowedHosts`, `--allow-host`), HTTP keep-alive (`httpKeepAlive`,
 //! `--http-keep-alive`) and limits (`limits`, `--max-memory`, `--task-timeout`; flags win).
+//! On a worker, the grants a run asks for must lie within its operator's
+//! ([`OperatorGrants`]).
 
 use crate::config::{BenchmarkConfig, GroupBy, Participant};
 use crate::plan::LoadModel;
@@ -156,6 +158,60 @@ impl RunGrants {
     }
 }
 
+/// What a worker's operator lets the runs it serves have (`bench worker --allow-host`,
+/// `--allow-dir`, `--serve-env`): a run's grants may be narrower, never wider.
+#[derive(Debug, Clone, Default)]
+pub struct OperatorGrants {
+    hosts: Vec<AllowedHost>,
+    dirs: Vec<DirGrant>,
+    env: Vec<String>,
+}
+
+impl OperatorGrants {
+    /// The operator's host patterns, directory grants and served variable names.
+    pub fn parse(hosts: &[String], dirs: &[String], env: &[String]) -> Result<Self> {
+        Ok(Self {
+            hosts: parse_hosts(hosts)?,
+            dirs: dirs
+                .iter()
+                .map(|spec| DirGrant::parse(spec).map_err(|e| anyhow!(e)))
+                .collect::<Result<_>>()?,
+            env: env.to_vec(),
+        })
+    }
+
+    /// The value of `name` in this process's environment, if the operator serves it.
+    pub fn env(&self, name: &str) -> Option<String> {
+        if self.env.iter().any(|served| served == name) {
+            std::env::var(name).ok()
+        } else {
+            None
+        }
+    }
+
+    /// Refuses grants beyond the operator's, naming the first of them.
+    pub fn admit(&self, granted: &Capabilities) -> Result<(), String> {
+        for rule in granted.http.allowed() {
+            if !self.hosts.iter().any(|own| own.covers(rule)) {
+                return Err(format!(
+                    "it asks for the host {}, which this worker does not allow (bench worker --allow-host)",
+                    rule.pattern()
+                ));
+            }
+        }
+        for dir in &granted.dirs {
+            if !self.dirs.iter().any(|own| own.covers(dir)) {
+                let access = if dir.writable { "writable" } else { "readable" };
+                return Err(format!(
+                    "it asks for the directory {} ({access}), which this worker does not allow (bench worker --allow-dir)",
+                    dir.host.display()
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
 fn parse_hosts<'a>(patterns: impl IntoIterator<Item = &'a String>) -> Result<Vec<AllowedHost>> {
     patterns
         .into_iter()
@@ -234,6 +290,52 @@ mod tests {
             .unwrap()
             .http
             .keep_alive()
+    }
+
+    #[test]
+    fn a_run_s_grants_must_lie_within_the_operator_s() {
+        let dir = tempfile::tempdir().unwrap();
+        let shown = dir.path().display().to_string();
+        let config = parse_config(
+            r#"{"benchmarkSlug": "b", "benchmarkName": "B", "allowedHosts": ["https://api.example.com"], "participants": [{"name": "p", "requiredEnvVars": []}]}"#,
+        )
+        .unwrap();
+        let asked = |dirs: &[String]| {
+            let flags = SandboxOverrides {
+                allow_dirs: dirs.to_vec(),
+                ..SandboxOverrides::default()
+            };
+            let grants = RunGrants::resolve(&config, &flags).unwrap();
+            grants
+                .for_participant(&config, &config.participants[0], |_| None)
+                .unwrap()
+        };
+        let operator = |hosts: &[&str], dirs: &[String]| {
+            let hosts: Vec<String> = hosts.iter().map(|h| h.to_string()).collect();
+            OperatorGrants::parse(&hosts, dirs, &[]).unwrap()
+        };
+        let read_only = vec![shown.clone()];
+        let writable = vec![format!("{shown}:/data:rw")];
+        assert_eq!(operator(&["*.example.com"], &[]).admit(&asked(&[])), Ok(()));
+        assert_eq!(
+            operator(&["*.example.com"], &writable).admit(&asked(&read_only)),
+            Ok(())
+        );
+        assert!(operator(&[], &[]).admit(&asked(&[])).unwrap_err().contains(
+            "asks for the host https://api.example.com, which this worker does not allow"
+        ));
+        assert!(operator(&["*"], &read_only)
+            .admit(&asked(&writable))
+            .unwrap_err()
+            .contains("(writable), which this worker does not allow (bench worker --allow-dir)"));
+        assert!(operator(&["*"], &[]).admit(&asked(&read_only)).is_err());
+        let served = OperatorGrants::parse(&[], &[], &["PATH".to_owned()]).unwrap();
+        assert!(served.env("PATH").is_some());
+        assert_eq!(
+            served.env("HOME"),
+            None,
+            "only the names the operator serves"
+        );
     }
 
     #[test]

@@ -99,9 +99,7 @@ impl AllowedHost {
     pub(crate) fn allows(&self, destination: &Destination) -> bool {
         let host_ok = match (&self.host, &destination.host) {
             (HostPattern::Any, _) => true,
-            (HostPattern::Subdomains(domain), Host::Name(name)) => name
-                .strip_suffix(domain.as_str())
-                .is_some_and(|prefix| prefix.ends_with('.')),
+            (HostPattern::Subdomains(domain), Host::Name(name)) => is_subdomain(name, domain),
             (HostPattern::Name(allowed), Host::Name(name)) => allowed == name,
             (HostPattern::Address(allowed), Host::Ip(ip)) => allowed == ip,
             (HostPattern::Range(range), Host::Ip(ip)) => range.contains(ip),
@@ -124,6 +122,49 @@ impl AllowedHost {
         named && self.scheme_and_port_match(scheme, port)
     }
 
+    /// Whether everything `asked` lets out (destinations and the addresses it names), this
+    /// rule lets out too: how a worker operator's rules bound a run's. Conservative: `*`
+    /// covers names, never addresses or ranges (it unlocks no private address).
+    pub fn covers(&self, asked: &AllowedHost) -> bool {
+        let scheme_ok = match (self.scheme, asked.scheme) {
+            (None, _) => true,
+            (Some(own), Some(other)) => own == other,
+            (Some(_), None) => false,
+        };
+        let host_ok = match (&self.host, &asked.host) {
+            (
+                HostPattern::Any,
+                HostPattern::Any | HostPattern::Name(_) | HostPattern::Subdomains(_),
+            ) => true,
+            (HostPattern::Subdomains(domain), HostPattern::Subdomains(other)) => {
+                other == domain || is_subdomain(other, domain)
+            }
+            (HostPattern::Subdomains(domain), HostPattern::Name(name)) => {
+                is_subdomain(name, domain)
+            }
+            (HostPattern::Name(own), HostPattern::Name(other)) => own == other,
+            (HostPattern::Address(own), HostPattern::Address(other)) => {
+                own.to_canonical() == other.to_canonical()
+            }
+            (HostPattern::Range(range), HostPattern::Address(address)) => range.contains(address),
+            (HostPattern::Range(range), HostPattern::Range(other)) => range.contains(other),
+            _ => false,
+        };
+        let default_port = |port| {
+            asked
+                .scheme
+                .is_some_and(|scheme| scheme.default_port() == port)
+        };
+        let port_ok = match (self.port, asked.port) {
+            (PortRule::Any, _) | (PortRule::SchemeDefault, PortRule::SchemeDefault) => true,
+            (PortRule::Exactly(own), PortRule::Exactly(other)) => own == other,
+            (PortRule::Exactly(own), PortRule::SchemeDefault) => default_port(own),
+            (PortRule::SchemeDefault, PortRule::Exactly(other)) => default_port(other),
+            (_, PortRule::Any) => false,
+        };
+        scheme_ok && host_ok && port_ok
+    }
+
     fn scheme_and_port_match(&self, scheme: Scheme, port: u16) -> bool {
         let port_ok = match self.port {
             PortRule::Any => true,
@@ -132,6 +173,12 @@ impl AllowedHost {
         };
         self.scheme.is_none_or(|allowed| allowed == scheme) && port_ok
     }
+}
+
+/// Whether `name` is a subdomain of `domain` (not `domain` itself).
+fn is_subdomain(name: &str, domain: &str) -> bool {
+    name.strip_suffix(domain)
+        .is_some_and(|prefix| prefix.ends_with('.'))
 }
 
 /// Splits `host[:port]`, keeping IPv6 brackets out of the port.
@@ -167,6 +214,50 @@ mod tests {
         rules(patterns)
             .iter()
             .any(|rule| rule.names_address(scheme, address, port))
+    }
+
+    fn covered(operator: &[&str], asked: &str) -> bool {
+        let asked = AllowedHost::parse(asked).unwrap();
+        rules(operator).iter().any(|rule| rule.covers(&asked))
+    }
+
+    #[test]
+    fn an_operator_rule_covers_narrower_rules_only() {
+        assert!(covered(&["*"], "https://api.example.com"));
+        assert!(covered(&["*"], "*.example.com"));
+        assert!(!covered(&["*"], "http://127.0.0.1:*"), "* names no address");
+        assert!(covered(&["*.example.com"], "https://api.example.com"));
+        assert!(!covered(&["*.example.com"], "https://api.example.com:8443"));
+        assert!(covered(
+            &["*.example.com:*"],
+            "https://api.example.com:8443"
+        ));
+        assert!(covered(&["*.example.com"], "*.a.example.com"));
+        assert!(!covered(&["*.example.com"], "example.com"));
+        assert!(!covered(&["*.example.com"], "*"));
+        assert!(covered(&["api.example.com"], "https://api.example.com"));
+        assert!(
+            !covered(&["https://api.example.com"], "api.example.com"),
+            "http too"
+        );
+        assert!(!covered(
+            &["https://api.example.com"],
+            "https://api.example.com:8443"
+        ));
+        assert!(covered(
+            &["https://api.example.com:443"],
+            "https://api.example.com"
+        ));
+        assert!(covered(&["http://127.0.0.1:*"], "http://127.0.0.1:8080"));
+        assert!(!covered(&["http://127.0.0.1:8080"], "http://127.0.0.1:*"));
+        assert!(!covered(
+            &["http://127.0.0.1:8080"],
+            "http://127.0.0.2:8080"
+        ));
+        assert!(covered(&["http://10.0.0.0/8:*"], "http://10.1.0.0/16:80"));
+        assert!(covered(&["http://10.0.0.0/8:*"], "http://10.1.2.3"));
+        assert!(!covered(&["http://10.1.0.0/16:*"], "http://10.0.0.0/8:*"));
+        assert!(!covered(&[], "https://api.example.com"));
     }
 
     #[test]
