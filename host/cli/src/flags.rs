@@ -521,7 +521,7 @@ fn nats_url(flag: &str, value: &str) -> Result<String, FlagError> {
 }
 
 /// A duration in milliseconds: a whole number of ms, or with a unit (`500ms`, `30s`, `2m`).
-fn duration_ms(flag: &str, value: &str) -> Result<u64, FlagError> {
+pub(crate) fn duration_ms(flag: &str, value: &str) -> Result<u64, FlagError> {
     let text = js::trim(value);
     let digits = text.trim_end_matches(|c: char| c.is_ascii_alphabetic());
     let scale: u64 = match &text[digits.len()..] {

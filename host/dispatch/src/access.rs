@@ -166,10 +166,10 @@ impl NatsAccess {
         &self.files
     }
 
-    /// Connects as `name`; the receiver counts the connections made since (1 at first, one
+    /// Connects as `name`; the receiver counts the connections made (1 once connected, one
     /// more after each reconnect), so followers can start again.
     pub(crate) async fn connect(&self, name: &str) -> Result<(Client, watch::Receiver<u64>)> {
-        let (connected, connections) = watch::channel(1u64);
+        let (connected, connections) = watch::channel(0u64);
         let mut options = ConnectOptions::new()
             .name(name)
             .event_callback(move |event| {

@@ -148,7 +148,7 @@ impl WorkerLink {
         self.key.public()
     }
 
-    /// Changes each time the client connects again after losing the server.
+    /// How many times the client connected (1 once it is, more after it lost the server).
     pub fn connections(&self) -> watch::Receiver<u64> {
         self.connections.clone()
     }

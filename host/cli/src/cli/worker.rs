@@ -33,9 +33,8 @@ use tokio::task::JoinSet;
 /// The most units one worker runs at once.
 const MAX_SLOTS: u32 = 10_000;
 
-/// How long a worker tries to follow the runs (or reopen a unit queue) again after losing
-/// the server before it gives up and exits non-zero.
-const RECOVERY: Duration = Duration::from_secs(60);
+/// The default `--reconnect-wait`.
+const DEFAULT_RECONNECT_WAIT: &str = "60s";
 
 /// How many finished runs a worker remembers (an old announcement of one is ignored).
 const FINISHED_RUNS_KEPT: usize = 10_000;
@@ -97,6 +96,18 @@ pub(super) struct WorkerArgs {
     /// The client certificate's private key.
     #[arg(long, value_name = "FILE", env = "NATS_KEY")]
     nats_key: Option<PathBuf>,
+    /// How long the worker tries to follow the runs (and pull their units) again once it
+    /// is connected again after losing the server; then it exits non-zero, so that an
+    /// orchestrator restarts it.
+    #[arg(long, value_name = "DURATION", default_value = DEFAULT_RECONNECT_WAIT, value_parser = duration)]
+    reconnect_wait: Duration,
+}
+
+/// `--reconnect-wait`'s value, read as `bench run` reads durations.
+fn duration(text: &str) -> Result<Duration, String> {
+    crate::flags::duration_ms("--reconnect-wait", text)
+        .map(Duration::from_millis)
+        .map_err(|error| error.to_string())
 }
 
 impl WorkerArgs {
@@ -175,8 +186,10 @@ impl WorkerArgs {
             finished: BTreeMap::new(),
             refused: HashSet::new(),
             fatal,
+            recovery: self.reconnect_wait,
         };
         let mut connections = link.connections();
+        let recovery = self.reconnect_wait;
         let mut announcements = follow(&link).await?;
         loop {
             tokio::select! {
@@ -184,14 +197,17 @@ impl WorkerArgs {
                     Some(Ok(announcement)) => runs.take(announcement).await,
                     Some(Err(error)) => {
                         eprintln!("[bench] worker {}: {}; following the runs again", escape(&name), escape(&format!("{error:#}")));
-                        announcements = follow_again(&link).await?;
+                        announcements = follow_again(&link, recovery).await?;
                     }
-                    None => announcements = follow_again(&link).await?,
+                    None => announcements = follow_again(&link, recovery).await?,
                 },
                 changed = connections.changed() => {
                     changed.context("the NATS connection closed")?;
+                    if *connections.borrow_and_update() <= 1 {
+                        continue;
+                    }
                     eprintln!("[bench] worker {}: connected to NATS again; following the runs again", escape(&name));
-                    announcements = follow_again(&link).await?;
+                    announcements = follow_again(&link, recovery).await?;
                 }
                 Some(error) = fatal_errors.recv() => return Err(error),
             }
@@ -239,17 +255,17 @@ async fn follow(link: &WorkerLink) -> Result<Announcements> {
     Ok(Box::pin(link.runs().await?))
 }
 
-/// Follows the runs again after the server was lost, trying for [`RECOVERY`]; an error
-/// (the process then exits non-zero, so an orchestrator restarts it) if it cannot.
-async fn follow_again(link: &WorkerLink) -> Result<Announcements> {
-    let deadline = Instant::now() + RECOVERY;
+/// Follows the runs again after the server was lost, trying for `recovery`; an error (the
+/// process then exits non-zero, so an orchestrator restarts it) if it cannot.
+async fn follow_again(link: &WorkerLink, recovery: Duration) -> Result<Announcements> {
+    let deadline = Instant::now() + recovery;
     loop {
         match follow(link).await {
             Ok(announcements) => return Ok(announcements),
             Err(error) if Instant::now() >= deadline => {
                 return Err(error.context(format!(
                     "cannot follow the runs again within {}s of losing the NATS server",
-                    RECOVERY.as_secs()
+                    recovery.as_secs_f64()
                 )))
             }
             Err(_) => tokio::time::sleep(Duration::from_secs(1)).await,
@@ -279,6 +295,8 @@ struct Runs {
     refused: HashSet<(String, String)>,
     /// A serving task that cannot go on (its queue is lost) ends the worker through it.
     fatal: mpsc::Sender<anyhow::Error>,
+    /// `--reconnect-wait`.
+    recovery: Duration,
 }
 
 impl Runs {
@@ -322,6 +340,7 @@ impl Runs {
             slots: self.slots.clone(),
             slot_count: self.slot_count,
             fatal: self.fatal.clone(),
+            recovery: self.recovery,
         };
         tokio::spawn(async move {
             let name = server.link.name().to_owned();
@@ -374,6 +393,7 @@ struct RunServer {
     slots: Arc<Semaphore>,
     slot_count: u32,
     fatal: mpsc::Sender<anyhow::Error>,
+    recovery: Duration,
 }
 
 impl RunServer {
@@ -427,13 +447,14 @@ impl RunServer {
                 heartbeat: descriptor.heartbeat(),
             };
             let source = link.work(&run, position, &unit_run.participant).await?;
-            participants.spawn(serve_participant(
-                unit_run,
+            let puller = Puller {
                 source,
-                self.slots.clone(),
-                phase.clone(),
-                self.fatal.clone(),
-            ));
+                slots: self.slots.clone(),
+                phase: phase.clone(),
+                fatal: self.fatal.clone(),
+                recovery: self.recovery,
+            };
+            participants.spawn(serve_participant(unit_run, puller));
         }
         let mut revision = phase.borrow().revision;
         let mut announced = true;
@@ -558,15 +579,27 @@ struct UnitRun {
     heartbeat: Duration,
 }
 
-/// Pulls and runs one participant's units while a slot is free, until the run is done. A
-/// queue that cannot be pulled from again within [`RECOVERY`] ends the worker.
-async fn serve_participant(
-    unit_run: UnitRun,
-    mut source: WorkSource,
+/// Where and how one participant's units are pulled.
+struct Puller {
+    source: WorkSource,
     slots: Arc<Semaphore>,
-    mut phase: watch::Receiver<RunPhase>,
+    phase: watch::Receiver<RunPhase>,
+    /// Ends the worker when the queue cannot be pulled from again.
     fatal: mpsc::Sender<anyhow::Error>,
-) -> Result<()> {
+    /// `--reconnect-wait`.
+    recovery: Duration,
+}
+
+/// Pulls and runs one participant's units while a slot is free, until the run is done. A
+/// queue that cannot be pulled from again within `--reconnect-wait` ends the worker.
+async fn serve_participant(unit_run: UnitRun, puller: Puller) -> Result<()> {
+    let Puller {
+        mut source,
+        slots,
+        mut phase,
+        fatal,
+        recovery,
+    } = puller;
     let name = escape(unit_run.link.name()).into_owned();
     let mut units = JoinSet::new();
     let mut failing_since: Option<Instant> = None;
@@ -595,12 +628,12 @@ async fn serve_participant(
             }
             Err(error) => {
                 let since = *failing_since.get_or_insert_with(Instant::now);
-                if since.elapsed() >= RECOVERY {
+                if since.elapsed() >= recovery {
                     let error = error.context(format!(
                         "run {}: cannot pull units of {} again within {}s",
                         unit_run.run,
-                        unit_run.participant,
-                        RECOVERY.as_secs()
+                        escape(&unit_run.participant),
+                        recovery.as_secs_f64()
                     ));
                     let _ = fatal.send(error).await;
                     break;
