@@ -89,8 +89,8 @@ impl SigningKey {
         PublicKey(self.0.verifying_key())
     }
 
-    /// The headers that sign `payload` published on `subject`.
-    pub(crate) fn sign(&self, subject: &str, payload: &[u8], headers: &mut HeaderMap) {
+    /// Adds the headers that sign `payload` published on `subject`.
+    pub fn sign(&self, subject: &str, payload: &[u8], headers: &mut HeaderMap) {
         let signature = self.0.sign(&signed_text(subject, payload));
         headers.insert(KEY_HEADER, self.public().to_hex().as_str());
         headers.insert(SIGNATURE_HEADER, hex::encode(signature.to_bytes()).as_str());

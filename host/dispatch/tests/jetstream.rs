@@ -144,30 +144,11 @@ fn batch_of(run: &str, unit: &WorkUnit, worker: &str, indices: &[u32]) -> Record
     batch
 }
 
-/// Headers that sign `payload` on `subject` with `key`, made by hand from the documented
-/// format (what anyone with a key of their own can do).
-fn signed_by(
-    key: &ed25519_dalek::SigningKey,
-    subject: &str,
-    payload: &[u8],
-) -> async_nats::HeaderMap {
-    use ed25519_dalek::Signer as _;
-    let mut text = format!("bench-dispatch 1\n{subject}\n").into_bytes();
-    text.extend_from_slice(payload);
+/// Headers that sign `payload` on `subject` with `key` (anyone can make a key of their own).
+fn signed_by(key: &SigningKey, subject: &str, payload: &[u8]) -> async_nats::HeaderMap {
     let mut headers = async_nats::HeaderMap::new();
-    headers.insert(
-        "Bench-Key",
-        hex::encode(key.verifying_key().as_bytes()).as_str(),
-    );
-    headers.insert(
-        "Bench-Signature",
-        hex::encode(key.sign(&text).to_bytes()).as_str(),
-    );
+    key.sign(subject, payload, &mut headers);
     headers
-}
-
-fn hand_key() -> ed25519_dalek::SigningKey {
-    ed25519_dalek::SigningKey::from_bytes(&[7; 32])
 }
 
 /// Reads what the coordinator gets within `within`.
@@ -331,11 +312,11 @@ async fn only_batches_signed_by_a_joined_worker_under_their_own_id_count() {
     };
     send(kind(async_nats::HeaderMap::new(), "fake-1"), fake.clone()).await;
     send(
-        kind(signed_by(&hand_key(), subject, &fake), "fake-2"),
+        kind(signed_by(&SigningKey::generate(), subject, &fake), "fake-2"),
         fake.clone(),
     )
     .await;
-    let mut forged = signed_by(&hand_key(), subject, &fake);
+    let mut forged = signed_by(&SigningKey::generate(), subject, &fake);
     forged.insert("Bench-Key", worker.key().to_hex().as_str());
     send(kind(forged, "fake-3"), fake.clone()).await;
     // Ids a batch of this run would have had before: the real one must still get through.
@@ -463,7 +444,7 @@ async fn a_trusting_worker_reads_only_what_its_keys_signed() {
     let payload = serde_json::to_vec(&forged).unwrap();
     js.publish_with_headers(
         "bench.runs.r5",
-        signed_by(&hand_key(), "bench.runs.r5", &payload),
+        signed_by(&SigningKey::generate(), "bench.runs.r5", &payload),
         payload.into(),
     )
     .await
