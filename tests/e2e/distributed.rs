@@ -1,51 +1,20 @@
 //! End-to-end: distributed runs (`bench run --dispatch` + `bench worker`) on a nats-server
-//! started here: every task recorded exactly once (also when a worker is SIGKILLed mid-run),
-//! the same summary as a local run, the secrets rule and a tampered component refused.
+//! started here: every task recorded exactly once (also when a worker is SIGKILLed mid-run
+//! and its units run again with records of other sizes), the same summary as a local run,
+//! the secrets rule and a tampered component refused.
 
 use crate::support::{
-    bench::{bench, run_bench_pinned, Run},
+    bench::{bench, run_bench_pinned, run_into as run, Run},
     guests::{example, test_guest},
-    nats::{NatsServer, Worker},
-    results::records,
+    nats::{resume_to_every_task_once, spawn_dispatched, wait_for_records, NatsServer, Worker},
+    results::{records, task_tally as tally},
 };
 use serde_json::Value;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 use std::path::Path;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 use tempfile::TempDir;
-
-/// Runs `component` into `<cwd>/<out>` (dispatched when `url` is given).
-fn run(cwd: &Path, component: &Path, out: &str, url: Option<&str>, args: &[&str]) -> Run {
-    let mut full = vec![
-        "run",
-        component.to_str().unwrap(),
-        "--out",
-        out,
-        "--no-ingest",
-    ];
-    if let Some(url) = url {
-        full.extend_from_slice(&["--dispatch", url]);
-    }
-    full.extend_from_slice(args);
-    run_bench_pinned(cwd, &full, &[])
-}
-
-/// (participant, taskIndex) → how many records, and worker → how many records.
-fn tally(dir: &Path) -> (BTreeMap<(String, u64), usize>, BTreeMap<String, usize>) {
-    let mut tasks = BTreeMap::new();
-    let mut workers = BTreeMap::new();
-    for record in records(dir) {
-        let key = (
-            record["participant"].as_str().unwrap().to_owned(),
-            record["taskIndex"].as_u64().unwrap(),
-        );
-        *tasks.entry(key).or_default() += 1;
-        let worker = record["worker"].as_str().unwrap_or("(none)").to_owned();
-        *workers.entry(worker).or_default() += 1;
-    }
-    (tasks, workers)
-}
 
 fn three_workers(cwd: &Path, url: &str) -> Vec<Worker> {
     ["w1", "w2", "w3"]
@@ -133,6 +102,9 @@ fn a_distributed_scored_run_writes_the_local_summary() {
     }
 }
 
+/// The units a killed worker left run again elsewhere, and their records are of other sizes
+/// than the first attempt's (a blob of a size drawn anew), so their batches are cut at
+/// other tasks.
 #[test]
 fn a_worker_killed_mid_run_loses_no_task_and_records_none_twice() {
     let nats = NatsServer::start();
@@ -140,34 +112,24 @@ fn a_worker_killed_mid_run_loses_no_task_and_records_none_twice() {
     let cwd = tmp.path();
     let mut first = Worker::start(cwd, &nats.url(), "w1", 4, &[]);
     let sleeper = test_guest("sleeper");
-    let coordinator = bench(cwd)
-        .args([
-            "run",
-            sleeper.to_str().unwrap(),
-            "--out",
-            "results",
-            "--no-ingest",
-        ])
-        .args([
-            "--dispatch",
-            &nats.url(),
-            "--ack-wait",
-            "2s",
-            "--iterations",
-            "400",
-        ])
-        .args(["--concurrency", "2", "--sleep-ms", "5", "-q"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let args = [
+        "--ack-wait",
+        "2s",
+        "--iterations",
+        "400",
+        "--concurrency",
+        "2",
+    ];
+    let sizes = ["--sleep-ms", "5", "-q", "--blob-max-bytes", "60000"];
+    let coordinator = spawn_dispatched(
+        cwd,
+        &sleeper,
+        "results",
+        &nats.url(),
+        &[&args[..], &sizes].concat(),
+    );
     // Once w1's first batches are recorded, it dies without a word.
-    let records_file = cwd.join("results").join("records.ndjson");
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while std::fs::read_to_string(&records_file).map_or(true, |text| text.is_empty()) {
-        assert!(Instant::now() < deadline, "w1 recorded nothing");
-        std::thread::sleep(Duration::from_millis(10));
-    }
+    wait_for_records(&cwd.join("results"));
     first.kill();
     let _others = [
         Worker::start(cwd, &nats.url(), "w2", 4, &[]),
@@ -197,26 +159,18 @@ fn a_killed_coordinator_resumed_completes_the_run_exactly_once() {
     let cwd = tmp.path();
     let _workers = three_workers(cwd, &nats.url());
     let sleeper = test_guest("sleeper");
-    let mut coordinator = bench(cwd)
-        .args([
-            "run",
-            sleeper.to_str().unwrap(),
-            "--out",
-            "results",
-            "--no-ingest",
-        ])
-        .args(["--dispatch", &nats.url(), "--iterations", "300"])
-        .args(["--concurrency", "3", "--sleep-ms", "5", "-q"])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
+    let args = [
+        "--iterations",
+        "300",
+        "--concurrency",
+        "3",
+        "--sleep-ms",
+        "5",
+        "-q",
+    ];
+    let mut coordinator = spawn_dispatched(cwd, &sleeper, "results", &nats.url(), &args);
     let records_file = cwd.join("results").join("records.ndjson");
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while std::fs::read_to_string(&records_file).map_or(true, |text| text.is_empty()) {
-        assert!(Instant::now() < deadline, "nothing recorded");
-        std::thread::sleep(Duration::from_millis(10));
-    }
+    wait_for_records(&cwd.join("results"));
     coordinator.kill().unwrap();
     coordinator.wait().unwrap();
     // Whole lines only: the kill may cut the last one (resume removes it).
@@ -226,14 +180,7 @@ fn a_killed_coordinator_resumed_completes_the_run_exactly_once() {
         .count();
     assert!(before < 300, "killed mid-run: {before}");
 
-    let resumed = run_bench_pinned(cwd, &["run", "--resume", "results"], &[]);
-    assert_eq!(resumed.code, Some(0), "{}", resumed.stderr);
-    let (tasks, _) = tally(&cwd.join("results"));
-    assert_eq!(tasks.len(), 300, "none lost");
-    assert!(tasks.values().all(|count| *count == 1), "none twice");
-    let manifest = crate::support::results::read_json(&cwd.join("results").join("run.json"));
-    assert_eq!(manifest["tasks"]["total"], 300);
-    assert!(cwd.join("results").join("summary.json").is_file());
+    resume_to_every_task_once(cwd, 300);
 
     let again = run_bench_pinned(cwd, &["run", "--resume", "results"], &[]);
     assert_eq!(again.code, Some(1));

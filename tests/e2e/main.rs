@@ -11,6 +11,7 @@ mod color;
 mod compare;
 mod dashboard;
 mod distributed;
+mod distributed_faults;
 mod failure_gates;
 mod guest_cpu;
 mod guest_errors;

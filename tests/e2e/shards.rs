@@ -3,7 +3,7 @@
 //! `summary.json` byte for byte.
 
 use crate::support::{
-    bench::{run_bench, run_bench_pinned, Run},
+    bench::{run_bench, run_bench_pinned, run_into, Run},
     guests::example,
     results::{read_json, records},
 };
@@ -13,15 +13,7 @@ use tempfile::TempDir;
 
 /// Runs `component` into `<cwd>/<out>` with pinned GitHub variables.
 fn run(cwd: &Path, component: &Path, out: &str, args: &[&str]) -> Run {
-    let mut full = vec![
-        "run",
-        component.to_str().unwrap(),
-        "--out",
-        out,
-        "--no-ingest",
-    ];
-    full.extend_from_slice(args);
-    let run = run_bench_pinned(cwd, &full, &[]);
+    let run = run_into(cwd, component, out, None, args);
     assert_eq!(run.code, Some(0), "{out}: {}", run.stderr);
     run
 }

@@ -97,3 +97,26 @@ pub(crate) fn run_bench_pinned(cwd: &Path, args: &[&str], env: &[(&str, &str)]) 
             .args(args),
     )
 }
+
+/// Runs `component` into `<cwd>/<out>` with `--no-ingest` and pinned GitHub variables
+/// (dispatched to the NATS server at `dispatch` when given).
+pub(crate) fn run_into(
+    cwd: &Path,
+    component: &Path,
+    out: &str,
+    dispatch: Option<&str>,
+    args: &[&str],
+) -> Run {
+    let mut full = vec![
+        "run",
+        component.to_str().unwrap(),
+        "--out",
+        out,
+        "--no-ingest",
+    ];
+    if let Some(url) = dispatch {
+        full.extend_from_slice(&["--dispatch", url]);
+    }
+    full.extend_from_slice(args);
+    run_bench_pinned(cwd, &full, &[])
+}

@@ -1,6 +1,7 @@
 //! Reading what a run wrote: records, steps, JSON files and participant logs.
 
 use serde_json::Value;
+use std::collections::BTreeMap;
 use std::path::Path;
 
 /// The records of a results directory, as JSON.
@@ -10,6 +11,23 @@ pub(crate) fn records(dir: &Path) -> Vec<Value> {
         .lines()
         .map(|line| serde_json::from_str(line).expect("each line is JSON"))
         .collect()
+}
+
+/// (participant, taskIndex) → how many records, and worker → how many records (a
+/// distributed run's).
+pub(crate) fn task_tally(dir: &Path) -> (BTreeMap<(String, u64), usize>, BTreeMap<String, usize>) {
+    let mut tasks = BTreeMap::new();
+    let mut workers = BTreeMap::new();
+    for record in records(dir) {
+        let key = (
+            record["participant"].as_str().unwrap().to_owned(),
+            record["taskIndex"].as_u64().unwrap(),
+        );
+        *tasks.entry(key).or_default() += 1;
+        let worker = record["worker"].as_str().unwrap_or("(none)").to_owned();
+        *workers.entry(worker).or_default() += 1;
+    }
+    (tasks, workers)
 }
 
 /// The records of one participant, sorted by task index.
