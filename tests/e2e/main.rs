@@ -12,6 +12,7 @@ mod compare;
 mod dashboard;
 mod distributed;
 mod distributed_faults;
+mod distributed_trust;
 mod failure_gates;
 mod guest_cpu;
 mod guest_errors;
