@@ -11,6 +11,7 @@ mod color;
 mod compare;
 mod dashboard;
 mod distributed;
+mod distributed_access;
 mod distributed_faults;
 mod distributed_trust;
 mod failure_gates;

@@ -24,6 +24,21 @@ impl NatsServer {
         Self::launch(TempDir::new().unwrap(), None, &[])
     }
 
+    /// Starts nats-server with the configuration `config`, these environment variables set
+    /// (a configuration may name them as `$NAME`). A configuration with its own `jetstream`
+    /// block names its store `{store}` (the temporary store is put there).
+    pub(crate) fn with_config(config: &str, env: &[(&str, &str)]) -> NatsServer {
+        let store = TempDir::new().unwrap();
+        let path = store.path().join("nats-server.conf");
+        let store_dir = store.path().join("jetstream");
+        std::fs::write(
+            &path,
+            config.replace("{store}", store_dir.to_str().unwrap()),
+        )
+        .unwrap();
+        Self::launch(store, Some(path), env)
+    }
+
     fn launch(store: TempDir, config: Option<PathBuf>, env: &[(&str, &str)]) -> NatsServer {
         let port = TcpListener::bind("127.0.0.1:0")
             .unwrap()
@@ -85,6 +100,11 @@ impl NatsServer {
     /// `nats://127.0.0.1:<port>`.
     pub(crate) fn url(&self) -> String {
         format!("nats://127.0.0.1:{}", self.port)
+    }
+
+    /// `127.0.0.1:<port>`.
+    pub(crate) fn address(&self) -> String {
+        format!("127.0.0.1:{}", self.port)
     }
 }
 
