@@ -152,6 +152,15 @@ impl TaskRunner for SandboxSlot {
     }
 }
 
+impl SandboxSlot {
+    /// The host resources the slot's instance holds between tasks (`None` before its first
+    /// task, or once a trap discarded it).
+    pub fn live_resources(&mut self) -> Option<usize> {
+        let live = self.live.as_mut()?;
+        Some(live.store.data_mut().live_resources())
+    }
+}
+
 /// Creates a sandbox and instantiates the task in it.
 async fn instantiate(config: &SlotConfig) -> Result<LiveInstance, String> {
     let task = &config.task;

@@ -90,6 +90,14 @@ impl SandboxState {
     }
 }
 
+impl SandboxState {
+    /// How many host resources (wasi handles: streams, pollables, HTTP requests and
+    /// responses…) the guest holds: what a guest that never drops them grows.
+    pub fn live_resources(&mut self) -> usize {
+        self.table.iter_mut().count()
+    }
+}
+
 /// Creates a sandbox store: its guest yields to the async executor at every epoch tick, so
 /// a deadline can interrupt even a CPU-bound loop. The first deadline is the next tick (a
 /// new store's is epoch 0, long past, which would make every fresh instance yield at its
