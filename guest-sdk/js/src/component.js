@@ -36,15 +36,25 @@ export function exportTask(module) {
       let result;
       try {
         const ctx = createContext(input);
-        installProcess(ctx);
+        if (!processInstalled) {
+          installProcess(ctx);
+          processInstalled = true;
+        }
         result = task(ctx);
       } catch (error) {
         throw toTaskError(error);
       }
+      if (result instanceof Promise) return result.then(finish, fail);
       return isThenable(result) ? Promise.resolve(result).then(finish, fail) : finish(result);
     },
   };
 }
+
+/**
+ * Whether `process` is set up: once per instance, as a sandbox serves one participant with
+ * the same flags in every task (and, as in Node, `process.env` is the process's own).
+ */
+let processInstalled = false;
 
 /** What the task returned as the WIT task-output (a failing conversion fails the task). */
 function finish(result) {
@@ -71,8 +81,11 @@ function installProcess(ctx) {
   process.argv = argv;
 }
 
+/** What a task that returns no object outputs (the export binding only reads it). */
+const NO_OUTPUT = Object.freeze({ data: undefined, latencyMs: undefined, steps: Object.freeze([]) });
+
 function toTaskOutput(result) {
-  if (!isObject(result)) return { data: undefined, latencyMs: undefined, steps: [] };
+  if (!isObject(result)) return NO_OUTPUT;
   return {
     data: jsonObject(result.data),
     latencyMs: typeof result.latencyMs === 'number' ? result.latencyMs : undefined,

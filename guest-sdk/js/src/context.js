@@ -21,43 +21,58 @@ function participantEnvironment() {
   return environment;
 }
 
-/**
- * The context of one task run, made from the host's task input. Its members are plain
- * functions, so destructuring (`const { step, measure } = ctx`) works. Everything that does
- * not depend on the task input is shared between tasks, and the participant object is parsed
- * only when the task reads it: each host call and object the guest's interpreter makes costs
- * every task.
- */
+/** The context of one task run, made from the host's task input. */
 export function createContext(input) {
-  const env = participantEnvironment();
-  const args = input.args;
-  let participant;
-  return {
-    /** The participant object from the config, custom fields included. */
-    get participant() {
-      participant ??= parseParticipant(input.participant);
-      return participant;
-    },
-    /** 0-based index of this task in the participant's schedule. */
-    taskIndex: input.taskIndex,
-    /** The phase of this task, or undefined. */
-    phase: input.phase ?? undefined,
-    /** The participant's environment (its declared secrets), like `process.env`. */
-    env: readEnv,
-    /** The value of a custom CLI flag declared in `customCliFlags` ('' when given bare). */
-    arg: (flag) => findArg(args, flag),
-    /** Runs `fn` as a named, timed step and resolves to its value (an array when parallel). */
-    step,
-    /** Merges measurements into the active step, or into the task when no step is active. */
-    measure,
-    /** Appends a line to the participant log; `{ level, meta }` or a meta object. */
-    log: writeLog,
-    /** The environment as an object (what the SDK installs as `process.env`). */
-    environment: { ...env },
-    /** The custom CLI flags as (flag, value) pairs in command-line order. */
-    args,
-  };
+  return new TaskContext(input);
 }
+
+/**
+ * `ctx`. Its methods do not use `this`, so destructuring (`const { step, measure } = ctx`)
+ * works. What does not depend on the task input is on the prototype, shared between tasks,
+ * and the participant object and the environment's copy are made only when the task reads
+ * them: every object the guest's interpreter makes costs every task.
+ */
+class TaskContext {
+  #participantJson;
+  #participant;
+  #environment;
+
+  constructor(input) {
+    const args = input.args;
+    /** 0-based index of this task in the participant's schedule. */
+    this.taskIndex = input.taskIndex;
+    /** The phase of this task, or undefined. */
+    this.phase = input.phase ?? undefined;
+    /** The value of a custom CLI flag declared in `customCliFlags` ('' when given bare). */
+    this.arg = (flag) => findArg(args, flag);
+    /** The custom CLI flags as (flag, value) pairs in command-line order. */
+    this.args = args;
+    this.#participantJson = input.participant;
+  }
+
+  /** The participant object from the config, custom fields included. */
+  get participant() {
+    this.#participant ??= parseParticipant(this.#participantJson);
+    return this.#participant;
+  }
+
+  /** The participant's environment as an object (a copy). */
+  get environment() {
+    this.#environment ??= { ...participantEnvironment() };
+    return this.#environment;
+  }
+}
+
+Object.assign(TaskContext.prototype, {
+  /** The participant's environment (its declared secrets), like `process.env`. */
+  env: readEnv,
+  /** Runs `fn` as a named, timed step and resolves to its value (an array when parallel). */
+  step,
+  /** Merges measurements into the active step, or into the task when no step is active. */
+  measure,
+  /** Appends a line to the participant log; `{ level, meta }` or a meta object. */
+  log: writeLog,
+});
 
 function readEnv(name) {
   return participantEnvironment()[name];
@@ -79,12 +94,16 @@ function parseParticipant(json) {
 }
 
 function step(name, fn, options) {
-  return runStep(String(name), fn, options ?? {});
+  return runStep(String(name), fn, options ?? NO_OPTIONS);
 }
 
 function measure(data) {
   host.measure(toWitMeasures(data));
 }
+
+/** A step's options when none are given, and what the host is then told. */
+const NO_OPTIONS = Object.freeze({});
+const NO_WIT_OPTIONS = Object.freeze({ timeoutMs: undefined, concurrency: undefined, captureOutput: undefined });
 
 /**
  * Runs `fn` as a named, timed step (upstream semantics, §2.2) and resolves to its value. A
@@ -96,19 +115,16 @@ function runStep(name, fn, options) {
   const validConcurrency = Number.isInteger(concurrency) && concurrency >= 1;
   const validTimeout =
     timeoutMs === undefined || (typeof timeoutMs === 'number' && Number.isFinite(timeoutMs) && timeoutMs >= 0);
-  const id = host.stepStart(name, {
-    timeoutMs: validTimeout && timeoutMs !== undefined ? Math.min(Math.ceil(timeoutMs), U32_MAX) : undefined,
-    concurrency: validConcurrency && options.concurrency !== undefined ? concurrency : undefined,
-    captureOutput: typeof options.captureOutput === 'boolean' ? options.captureOutput : undefined,
-  });
-  const fail = (error) => {
-    host.stepFail(id, stepErrorCode(error), errorMessage(error));
-    throw error;
-  };
-  const end = (value) => {
-    host.stepEnd(id, concurrency === 1 ? toOutcome(value) : undefined);
-    return value;
-  };
+  const id = host.stepStart(
+    name,
+    options === NO_OPTIONS
+      ? NO_WIT_OPTIONS
+      : {
+          timeoutMs: validTimeout && timeoutMs !== undefined ? Math.min(Math.ceil(timeoutMs), U32_MAX) : undefined,
+          concurrency: validConcurrency && options.concurrency !== undefined ? concurrency : undefined,
+          captureOutput: typeof options.captureOutput === 'boolean' ? options.captureOutput : undefined,
+        },
+  );
   let value;
   try {
     if (!validConcurrency) {
@@ -119,10 +135,32 @@ function runStep(name, fn, options) {
     }
     value = concurrency === 1 ? fn() : invokeAll(fn, concurrency);
   } catch (error) {
-    return settle(() => fail(error));
+    return settle(() => failStep(id, error));
   }
-  if (isThenable(value)) return Promise.resolve(value).then(end, fail);
-  return settle(() => end(value));
+  if (isThenable(value)) {
+    return Promise.resolve(value).then(
+      (result) => endStep(id, concurrency, result),
+      (error) => failStep(id, error),
+    );
+  }
+  // A plain value: no closures, no promise job but the one the caller awaits.
+  try {
+    return Promise.resolve(endStep(id, concurrency, value));
+  } catch (error) {
+    return Promise.reject(error);
+  }
+}
+
+/** Ends step `id` with `value` (its outcome when it has one's shape) and returns `value`. */
+function endStep(id, concurrency, value) {
+  host.stepEnd(id, concurrency === 1 ? toOutcome(value) : undefined);
+  return value;
+}
+
+/** Fails step `id` with `error`, then throws it on. */
+function failStep(id, error) {
+  host.stepFail(id, stepErrorCode(error), errorMessage(error));
+  throw error;
 }
 
 /** A promise of what `body` returns, rejected with what it throws. */
