@@ -32,11 +32,23 @@ class WitWorld(wit_world.WitWorld):
             adapters.at_run_time()
             _, run = registered()
             ctx = Context(input)
-            os.environ.clear()
-            os.environ.update(ctx.environment)
+            _install_environment(ctx)
             return _to_output(run(ctx))
         except BaseException as error:  # noqa: BLE001 (every failure becomes a task error)
             raise Err(_to_task_error(error)) from None
+
+
+_environment_installed = False
+
+
+def _install_environment(ctx):
+    """Makes ``os.environ`` the participant's environment, once per instance: a sandbox
+    serves one participant (and, as in CPython, ``os.environ`` is the process's own)."""
+    global _environment_installed  # noqa: PLW0603 (a per-instance flag)
+    if not _environment_installed:
+        os.environ.clear()
+        os.environ.update(ctx.environment)
+        _environment_installed = True
 
 
 def _to_output(result):

@@ -72,7 +72,7 @@ class Context:
         self.task_index = task_input.task_index
         self.phase = task_input.phase
         self.args = list(task_input.args)
-        self.environment = dict(_participant_environment())
+        self._environment = None
 
     @property
     def participant(self):
@@ -89,9 +89,22 @@ class Context:
     def participant(self, value):
         self._participant = value
 
+    @property
+    def environment(self):
+        """The participant's environment (its declared secrets) as a dict (a copy, made when
+        the task first reads it)."""
+        if self._environment is None:
+            self._environment = dict(_participant_environment())
+        return self._environment
+
+    @environment.setter
+    def environment(self, value):
+        self._environment = value
+
     def env(self, name, default=None):
         """An environment variable of this participant (its declared secrets)."""
-        return self.environment.get(name, default)
+        environment = self._environment if self._environment is not None else _participant_environment()
+        return environment.get(name, default)
 
     def arg(self, flag):
         """The value of a custom CLI flag declared in ``customCliFlags`` ('' when given
