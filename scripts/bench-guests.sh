@@ -6,6 +6,8 @@
 # Usage: scripts/bench-guests.sh [JS_TASKS] [PY_TASKS] [RUNS]   (defaults 20000, 5000 and 5)
 #        PROFILE=dev scripts/bench-guests.sh                     (a dev build of bench)
 #        BENCH_WEVAL=/path/to/weval scripts/bench-guests.sh      (that weval, not PATH's)
+#        BASE=main scripts/bench-guests.sh                       (also the SDKs of that git
+#                                                                 revision, "before" rows)
 #
 # Per task is (t(N) - t(1)) / N, start-up taken out, for CPU time (user + sys) and wall
 # time of the whole `bench run` process, from /usr/bin/time. Prints min and median over
@@ -30,16 +32,39 @@ build() { # project weval-setting copy: builds the project and copies its compon
 }
 
 components=() labels=() sizes=()
-build examples/js-noop off "$work/js-interpreted.wasm"
-components+=("$work/js-interpreted.wasm") labels+=("JS, interpreter") sizes+=("$js_tasks")
+aot=
 if [ -n "${BENCH_WEVAL:-}" ] || command -v weval >/dev/null; then
-  build examples/js-noop "${BENCH_WEVAL:-}" "$work/js-aot.wasm"
-  components+=("$work/js-aot.wasm") labels+=("JS, AOT (weval)") sizes+=("$js_tasks")
+  aot=yes
 else
   echo "weval not found: JS is measured with the interpreter only" >&2
 fi
-build examples/python-noop "" "$work/python.wasm"
-components+=("$work/python.wasm") labels+=("Python") sizes+=("$py_tasks")
+
+add_components() { # checkout label-suffix: the no-op examples of that checkout's SDKs
+  local tree=$1 suffix=$2 name
+  name=$(echo "$suffix" | tr -c 'a-z0-9\n' '-')
+  build "$tree/examples/js-noop" off "$work/js-interpreted$name.wasm"
+  components+=("$work/js-interpreted$name.wasm") labels+=("JS, interpreter$suffix") sizes+=("$js_tasks")
+  if [ -n "$aot" ]; then
+    build "$tree/examples/js-noop" "${BENCH_WEVAL:-}" "$work/js-aot$name.wasm"
+    components+=("$work/js-aot$name.wasm") labels+=("JS, AOT (weval)$suffix") sizes+=("$js_tasks")
+  fi
+  BENCH_SDK_DIR=$tree build "$tree/examples/python-noop" "" "$work/python$name.wasm"
+  components+=("$work/python$name.wasm") labels+=("Python$suffix") sizes+=("$py_tasks")
+}
+
+if [ -n "${BASE:-}" ]; then
+  # A checkout of BASE whose node_modules are the repository's, with its own @bench/task.
+  base="$work/base"
+  git worktree add --quiet --detach "$base" "$BASE"
+  trap 'git worktree remove --force "$base"; rm -rf "$work"' EXIT
+  mkdir -p "$base/node_modules/@bench"
+  for entry in "$root"/node_modules/* "$root"/node_modules/.bin; do
+    [ "$(basename "$entry")" = @bench ] || ln -s "$entry" "$base/node_modules/"
+  done
+  ln -s "$base/guest-sdk/js" "$base/node_modules/@bench/task"
+  add_components "$base" " (before)"
+fi
+add_components "$root" ""
 
 measure() { # component args...: "wall cpu" of `bench run`
   local out="$work/run-$RANDOM$RANDOM"
@@ -81,7 +106,7 @@ for i in "${!components[@]}"; do
     read -r cpu_min cpu_median < <(printf '%s\n' ${cpu[$i.$variant]} | summary)
     read -r wall_min wall_median < <(printf '%s\n' ${wall[$i.$variant]} | summary)
     task=$([ "$variant" = step ] && echo "step + measure" || echo "no-op")
-    printf '%-18s %-15s N = %-6s CPU %7s / %7s   wall %7s / %7s\n' "${labels[$i]}" "$task" \
+    printf '%-27s %-15s N = %-6s CPU %7s / %7s   wall %7s / %7s\n' "${labels[$i]}" "$task" \
       "${sizes[$i]}" "$cpu_min" "$cpu_median" "$wall_min" "$wall_median"
   done
 done
