@@ -3,7 +3,7 @@
 //! arrivals with no free sandbox are dropped and counted; ramping stages start the planned
 //! count per stage; warm-up records are kept but not summarized; `--shuffle` changes the
 //! round order and a seed repeats it; an uploaded arrival-rate run is complete with the
-//! tasks it started; the records carry their start lag and a stalled arrival thread (the
+//! tasks it started; the records carry their start lag and stalled arrivals (the
 //! process paused by the test) shows as late starts in the summary and a warning. The
 //! latency is the test's: the `sleeper` guest's `--sleep-ms`, or a local HTTP server the
 //! test stalls on purpose.
@@ -119,7 +119,7 @@ fn a_constant_rate_starts_its_tasks_on_the_grid() {
 }
 
 #[test]
-fn start_lags_are_recorded_and_a_stalled_arrival_thread_is_reported() {
+fn start_lags_are_recorded_and_stalled_arrivals_are_reported() {
     let dir = TempDir::new().unwrap();
     let wasm = test_guest("sleeper");
     let out = dir.path().join("stalled");
@@ -145,7 +145,7 @@ fn start_lags_are_recorded_and_a_stalled_arrival_thread_is_reported() {
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
-    // Once arrivals are under way, stop the whole process (its arrival thread with it)
+    // Once arrivals are under way, stop the whole process (its arrival clock with it)
     // for 300 ms.
     let under_way = Instant::now();
     while std::fs::read_to_string(out.join("records.ndjson")).map_or(0, |text| text.lines().count())

@@ -1,109 +1,161 @@
-//! Waiting for an arrival's due time to the tens of microseconds, on a thread of its own:
-//! tokio's timer wheel ends a wait at the first whole-millisecond tick after its deadline,
-//! which is where the open model's start lag came from. On Linux the thread sleeps in
-//! `clock_nanosleep` to the absolute deadline on the monotonic clock (the clock of
-//! [`std::time::Instant`]) with its timer slack cut from the default 50 µs to 1 ns, and
-//! spins through the last few microseconds, where a sleep would overshoot by more than it
-//! waits. Elsewhere it falls back to [`std::thread::sleep`].
+//! Waiting for an arrival's due time to the tens of microseconds, inside the async runtime
+//! that runs the tasks. tokio's timer wheel ends a wait at the first whole-millisecond tick
+//! after its deadline (where the open model's start lag came from); a timing thread of its
+//! own is precise but costs two wake-ups per arrival (its own, then the runtime worker's
+//! that runs the task). On Linux the clock is a `timerfd` armed to the absolute deadline on
+//! the monotonic clock (the clock of [`std::time::Instant`]) and registered with tokio's I/O
+//! driver: the worker waiting in the driver wakes at the deadline and runs the due task
+//! itself, one wake-up per arrival, as a native loop sleeping to each due time has. Waits
+//! shorter than a few microseconds are spun, where a wake-up would overshoot by more than
+//! it waits. Elsewhere the clock is tokio's timer.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
+use tokio::time::Instant;
 
 /// Waits shorter than this are spun, not slept (a sleep and wake-up costs more).
 const SPIN_BELOW: Duration = Duration::from_micros(5);
 
-/// The longest single sleep, so that a stop is seen within this time.
-const STOP_POLL: Duration = Duration::from_millis(50);
-
-/// Sleeps the calling thread to deadlines (one per timing thread).
+/// Waits to arrival deadlines (one per pacer).
 #[derive(Debug)]
-pub struct DeadlineSleeper(());
+pub(crate) struct ArrivalClock {
+    timer: Timer,
+}
 
-impl DeadlineSleeper {
-    /// A sleeper for the calling thread, whose timer slack it lowers (Linux).
-    pub fn for_this_thread() -> Self {
+#[derive(Debug)]
+enum Timer {
+    /// A `timerfd` in tokio's I/O driver.
+    #[cfg(target_os = "linux")]
+    Timerfd(tokio::io::unix::AsyncFd<std::os::fd::OwnedFd>),
+    /// tokio's timer (to the millisecond; follows tokio's paused clock in tests).
+    #[cfg(any(test, not(target_os = "linux")))]
+    Tokio,
+}
+
+impl ArrivalClock {
+    /// The most precise clock of this platform. Must be called inside a tokio runtime with
+    /// I/O enabled.
+    pub(crate) fn precise() -> std::io::Result<Self> {
         #[cfg(target_os = "linux")]
         {
-            // Best effort: without it sleeps end up to 50 µs later, nothing else changes.
-            let _ = rustix::thread::set_current_timer_slack(std::num::NonZeroU64::new(1));
+            use rustix::time::{timerfd_create, TimerfdClockId, TimerfdFlags};
+            let fd = timerfd_create(
+                TimerfdClockId::Monotonic,
+                TimerfdFlags::NONBLOCK | TimerfdFlags::CLOEXEC,
+            )?;
+            // The descriptor is owned by the `OwnedFd` inside, so it stays open and the same
+            // for the `AsyncFd`'s life: what the deprecation warns of cannot happen, and its
+            // replacement is an `unsafe fn`, which this crate does not use.
+            #[allow(deprecated)]
+            let timer = tokio::io::unix::AsyncFd::with_interest(fd, tokio::io::Interest::READABLE)?;
+            Ok(Self {
+                timer: Timer::Timerfd(timer),
+            })
         }
-        Self(())
+        #[cfg(not(target_os = "linux"))]
+        Ok(Self {
+            timer: Timer::Tokio,
+        })
     }
 
-    /// Sleeps until `due` (at once when it has passed) unless `stopping()` turns true
-    /// first, which it is asked at least every [`STOP_POLL`]. Returns whether `due` was
-    /// reached without a stop.
-    pub fn sleep_until(&self, due: Instant, stopping: impl Fn() -> bool) -> bool {
-        loop {
-            if stopping() {
-                return false;
-            }
-            let now = Instant::now();
-            let Some(remaining) = due.checked_duration_since(now).filter(|r| !r.is_zero()) else {
-                return true;
-            };
-            if remaining < SPIN_BELOW {
-                while Instant::now() < due {
-                    std::hint::spin_loop();
+    /// tokio's timer, which unit tests pause for exact times.
+    #[cfg(test)]
+    pub(crate) fn tokio() -> Self {
+        Self {
+            timer: Timer::Tokio,
+        }
+    }
+
+    /// Waits until `due` (at once when it has passed).
+    pub(crate) async fn sleep_until(&mut self, due: Instant) {
+        match &self.timer {
+            #[cfg(target_os = "linux")]
+            Timer::Timerfd(timer) => {
+                if timerfd_sleep_until(timer, due.into_std()).await.is_err() {
+                    // The timer cannot fail once created; if it does, tokio's is late, not wrong.
+                    tokio::time::sleep_until(due).await;
                 }
-                return true;
             }
-            nap(now, remaining.min(STOP_POLL));
+            #[cfg(any(test, not(target_os = "linux")))]
+            Timer::Tokio => tokio::time::sleep_until(due).await,
         }
     }
 }
 
-/// Sleeps for `length` from `now` (an absolute deadline: no drift from the call's own cost).
+/// Sleeps in the I/O driver until the timer, armed to `due`, fires; spins the last
+/// [`SPIN_BELOW`].
 #[cfg(target_os = "linux")]
-fn nap(now: Instant, length: Duration) {
-    use rustix::thread::{clock_nanosleep_absolute, ClockId};
-    use rustix::time::{clock_gettime, Timespec};
-    let elapsed = Instant::now().saturating_duration_since(now);
-    let left = length.saturating_sub(elapsed);
-    let at = clock_gettime(rustix::time::ClockId::Monotonic);
-    let nanos = at.tv_nsec as u64 + u64::from(left.subsec_nanos());
-    let deadline = Timespec {
-        tv_sec: at.tv_sec + left.as_secs() as i64 + (nanos / 1_000_000_000) as i64,
-        tv_nsec: (nanos % 1_000_000_000) as _,
-    };
-    // An interruption by a signal only ends this nap early; the caller sleeps again.
-    let _ = clock_nanosleep_absolute(ClockId::Monotonic, &deadline);
-}
-
-#[cfg(not(target_os = "linux"))]
-fn nap(now: Instant, length: Duration) {
-    std::thread::sleep(length.saturating_sub(now.elapsed()));
+async fn timerfd_sleep_until(
+    timer: &tokio::io::unix::AsyncFd<std::os::fd::OwnedFd>,
+    due: std::time::Instant,
+) -> std::io::Result<()> {
+    use rustix::time::{timerfd_settime, Itimerspec, TimerfdTimerFlags, Timespec};
+    loop {
+        let now = std::time::Instant::now();
+        let Some(remaining) = due.checked_duration_since(now).filter(|r| !r.is_zero()) else {
+            return Ok(());
+        };
+        if remaining < SPIN_BELOW {
+            while std::time::Instant::now() < due {
+                std::hint::spin_loop();
+            }
+            return Ok(());
+        }
+        let at = rustix::time::clock_gettime(rustix::time::ClockId::Monotonic);
+        let nanos = at.tv_nsec as u64 + u64::from(remaining.subsec_nanos());
+        let deadline = Timespec {
+            tv_sec: at.tv_sec + remaining.as_secs() as i64 + (nanos / 1_000_000_000) as i64,
+            tv_nsec: (nanos % 1_000_000_000) as _,
+        };
+        let zero = Timespec {
+            tv_sec: 0,
+            tv_nsec: 0,
+        };
+        let armed = Itimerspec {
+            it_interval: zero,
+            it_value: deadline,
+        };
+        // Arming anew drops an expiry not yet seen; the driver reports each expiry once
+        // (edge-triggered), so the timer is never read.
+        timerfd_settime(timer, TimerfdTimerFlags::ABSTIME, &armed)?;
+        let mut ready = timer.readable().await?;
+        ready.clear_ready();
+        // A readiness left from an earlier wait ends this one early: the loop sleeps again.
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    #[test]
-    fn a_sleep_ends_at_or_after_its_deadline() {
-        let sleeper = DeadlineSleeper::for_this_thread();
-        for wait in [0, 3, 200, 2_000] {
+    #[tokio::test]
+    async fn a_sleep_ends_at_or_after_its_deadline() {
+        let mut clock = ArrivalClock::precise().unwrap();
+        for wait in [0, 3, 200, 2_000, 200] {
             let due = Instant::now() + Duration::from_micros(wait);
-            assert!(sleeper.sleep_until(due, || false));
+            clock.sleep_until(due).await;
             assert!(Instant::now() >= due, "woke before a {wait} µs deadline");
         }
         let past = Instant::now() - Duration::from_millis(5);
+        let started = Instant::now();
+        clock.sleep_until(past).await;
         assert!(
-            sleeper.sleep_until(past, || false),
+            started.elapsed() < Duration::from_secs(1),
             "a past deadline is due at once"
         );
     }
 
-    #[test]
-    fn a_stop_ends_a_long_sleep_early() {
-        let sleeper = DeadlineSleeper::for_this_thread();
-        let started = Instant::now();
-        let asked = std::cell::Cell::new(0);
-        let stopping = || {
-            asked.set(asked.get() + 1);
-            asked.get() > 1
-        };
-        assert!(!sleeper.sleep_until(started + Duration::from_secs(3600), stopping));
-        assert!(started.elapsed() < Duration::from_secs(60));
-        assert_eq!(asked.get(), 2, "asked before each nap");
+    #[tokio::test]
+    async fn a_wait_dropped_before_its_deadline_does_not_end_the_next_one_early() {
+        let mut clock = ArrivalClock::precise().unwrap();
+        // Polled once (the timer armed for 300 ms, long enough for a busy machine to get to
+        // the poll in time), then dropped.
+        let early = Instant::now() + Duration::from_millis(300);
+        let abandoned = tokio::time::timeout(Duration::ZERO, clock.sleep_until(early)).await;
+        assert!(abandoned.is_err(), "a 300 ms wait ended at once");
+        // The first wait's timer fires meanwhile, unseen.
+        std::thread::sleep(Duration::from_millis(350));
+        let due = Instant::now() + Duration::from_millis(20);
+        clock.sleep_until(due).await;
+        assert!(Instant::now() >= due);
     }
 }

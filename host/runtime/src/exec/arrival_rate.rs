@@ -5,20 +5,21 @@
 //! opened, up to `maxSandboxes`; past that the arrival is dropped and counted
 //! ([`RunEvent::TaskDropped`], k6's `dropped_iterations`), never started late.
 //!
-//! Arrivals are timed by a thread of their own that sleeps to each due time
-//! ([`DeadlineSleeper`], not tokio's millisecond timer) and hands every arrival due by then
-//! straight to an idle sandbox: each sandbox is a long-lived *lane* (one tokio task running
-//! its tasks one after another), so an arrival costs a message, not a spawn. Lanes put
-//! themselves back on the idle board as their task ends; their records are collected at
-//! every flush tick, not one wake-up per task.
+//! Arrivals are timed by a pacer task sleeping to each due time on the [`ArrivalClock`] (a
+//! timer in the runtime's I/O driver, not tokio's millisecond timer), which hands every
+//! arrival due by then straight to an idle sandbox: each sandbox is a long-lived *lane* (one
+//! tokio task running its tasks one after another), so an arrival costs a message, not a
+//! spawn, and the worker that wakes at the due time runs the task itself (no second thread
+//! to wake). Lanes put themselves back on the idle board as their task ends; their records
+//! are collected at every flush tick, not one wake-up per task.
 //!
 //! Every record carries its [`ArrivalTiming`]: the response time counts from the intended
-//! start, so a stall (of the target, of the machine or of the arrival thread) shows in it
+//! start, so a stall (of the target, of the machine or of the pacer) shows in it
 //! even though the next tasks start on time in other sandboxes (no coordinated omission).
 //! Once the run's stop is thrown no task starts; the running ones finish (or are
 //! interrupted by their slot).
 
-use super::arrival_clock::DeadlineSleeper;
+use super::arrival_clock::ArrivalClock;
 use super::pacing::{flush_ticker, flushing_while};
 use super::{
     task_finished, warmup_finished, ExecPlan, Finishes, ParticipantRun, RunStop, SlotFactory,
@@ -42,7 +43,7 @@ struct Arrival {
     due: Instant,
 }
 
-/// A lane the arrival thread opened for an arrival that found no idle one: the collector
+/// A lane the pacer opened for an arrival that found no idle one: the collector
 /// opens its sandbox (its first arrival is already in `inbox`).
 struct OpenLane {
     id: usize,
@@ -66,7 +67,7 @@ impl IdleBoard {
     }
 }
 
-/// Where the arrival thread sends each arrival: an idle lane, a new lane, or the drop count.
+/// Where the pacer sends each arrival: an idle lane, a new lane, or the drop count.
 struct Dispatcher {
     lanes: Vec<UnboundedSender<Arrival>>,
     max_lanes: usize,
@@ -102,16 +103,6 @@ impl Dispatcher {
     }
 }
 
-/// What times the arrivals.
-#[derive(Debug, Clone, Copy)]
-enum Pacer {
-    /// A thread of its own sleeping to each due time ([`DeadlineSleeper`]).
-    Thread,
-    /// A tokio task on tokio's clock (unit tests pause it for exact times).
-    #[cfg(test)]
-    Tokio,
-}
-
 /// Runs one participant on the arrival schedule of `arrivals`, handing each finished task
 /// (and each dropped arrival) to the observer.
 pub async fn run_arrivals<F: SlotFactory>(
@@ -120,7 +111,8 @@ pub async fn run_arrivals<F: SlotFactory>(
     arrivals: &ArrivalPlan,
     observer: &mut dyn RunObserver,
 ) -> Result<()> {
-    run_paced(participant, plan, arrivals, observer, Pacer::Thread).await
+    let clock = ArrivalClock::precise().context("could not start the arrival clock")?;
+    run_paced(participant, plan, arrivals, observer, clock).await
 }
 
 async fn run_paced<F: SlotFactory>(
@@ -128,7 +120,7 @@ async fn run_paced<F: SlotFactory>(
     plan: &ExecPlan,
     arrivals: &ArrivalPlan,
     observer: &mut dyn RunObserver,
-    pacer: Pacer,
+    clock: ArrivalClock,
 ) -> Result<()> {
     let name = participant.name.as_str();
     observer.observe(RunEvent::ParticipantStarted { participant: name })?;
@@ -163,20 +155,11 @@ async fn run_paced<F: SlotFactory>(
         drops,
     };
     let start = Instant::now();
-    let profile = arrivals.profile.clone();
-    let stop = plan.stop.clone();
-    match pacer {
-        Pacer::Thread => {
-            let thread = std::thread::Builder::new().name(format!("bench-arrivals-{name}"));
-            let spawned = thread.spawn(move || pace_on_thread(dispatcher, &profile, start, &stop));
-            drop(spawned.context("could not start the arrival thread")?);
-        }
-        #[cfg(test)]
-        Pacer::Tokio => drop(tokio::spawn(async move {
-            pace_on_tokio(dispatcher, &profile, start, &stop).await;
-        })),
-    }
-    // The arrival thread ends with the schedule (or the stop): its sender closes `opened`.
+    // Aborted when this returns early (the observer failed).
+    let mut pacer = JoinSet::new();
+    let (profile, stop) = (arrivals.profile.clone(), plan.stop.clone());
+    pacer.spawn(pace(dispatcher, profile, start, stop, clock));
+    // The pacer ends with the schedule (or the stop): its sender closes `opened`.
     loop {
         tokio::select! {
             biased;
@@ -210,20 +193,23 @@ async fn run_paced<F: SlotFactory>(
     })
 }
 
-/// Times the arrivals of `profile` from `start` on the calling thread (the arrival thread).
-fn pace_on_thread(
+/// Times the arrivals of `profile` from `start` on `clock`, handing each to a lane as it is
+/// due (every arrival due by a wake-up at once).
+async fn pace(
     mut dispatcher: Dispatcher,
-    profile: &RateProfile,
+    profile: RateProfile,
     start: Instant,
-    stop: &RunStop,
+    stop: RunStop,
+    mut clock: ArrivalClock,
 ) {
-    let sleeper = DeadlineSleeper::for_this_thread();
+    let stopping = stop.stopping();
+    tokio::pin!(stopping);
     for (index, offset) in profile.arrivals().enumerate() {
         let due = start + offset;
-        // The collector gone (the run failed) ends the schedule as a stop does.
-        let stopping = || stop.is_stopping() || dispatcher.opens.is_closed();
-        if !sleeper.sleep_until(due.into_std(), stopping) {
-            return;
+        tokio::select! {
+            biased;
+            () = &mut stopping => return,
+            () = clock.sleep_until(due) => {}
         }
         let arrival = Arrival {
             index: index as u32,
@@ -231,34 +217,6 @@ fn pace_on_thread(
         };
         if let Err(arrival) = dispatcher.try_dispatch(arrival) {
             // A task ending just as this one is due: give its lane a turn to come back.
-            std::thread::yield_now();
-            if let Err(arrival) = dispatcher.try_dispatch(arrival) {
-                dispatcher.drop_arrival(arrival);
-            }
-        }
-    }
-}
-
-/// [`pace_on_thread`] on tokio's clock, for unit tests that pause it.
-#[cfg(test)]
-async fn pace_on_tokio(
-    mut dispatcher: Dispatcher,
-    profile: &RateProfile,
-    start: Instant,
-    stop: &RunStop,
-) {
-    for (index, offset) in profile.arrivals().enumerate() {
-        let due = start + offset;
-        tokio::select! {
-            biased;
-            () = stop.stopping() => return,
-            () = tokio::time::sleep_until(due) => {}
-        }
-        let arrival = Arrival {
-            index: index as u32,
-            due,
-        };
-        if let Err(arrival) = dispatcher.try_dispatch(arrival) {
             tokio::task::yield_now().await;
             if let Err(arrival) = dispatcher.try_dispatch(arrival) {
                 dispatcher.drop_arrival(arrival);
@@ -282,7 +240,7 @@ async fn lane<R: TaskRunner>(
     }
 }
 
-/// What the lanes finished and the arrival thread dropped, waiting for the collector.
+/// What the lanes finished and the pacer dropped, waiting for the collector.
 struct Collected {
     finished: UnboundedReceiver<Finished>,
     dropped: UnboundedReceiver<u32>,
@@ -388,7 +346,7 @@ mod tests {
         arrivals: &ArrivalPlan,
         observer: &mut dyn RunObserver,
     ) -> Result<()> {
-        run_paced(participant, plan, arrivals, observer, Pacer::Tokio).await
+        run_paced(participant, plan, arrivals, observer, ArrivalClock::tokio()).await
     }
 
     fn dropped(tape: &Tape) -> Vec<u32> {
@@ -402,7 +360,7 @@ mod tests {
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-    async fn the_arrival_thread_starts_every_task_in_a_ready_sandbox() {
+    async fn the_arrival_clock_starts_every_task_in_a_ready_sandbox() {
         // Real time: 200/s for 0.25 s, each task 2 ms; as many sandboxes as tasks, so that
         // none is dropped however the machine schedules this test.
         let journal = Arc::default();

@@ -1,7 +1,7 @@
 //! The instrument's floor, measured when a run starts: how fine this machine's clock is,
 //! what reading it costs, and what bench itself adds around an empty step and an empty
 //! task (the host's bookkeeping of a step; recording, timing and serializing a task that
-//! does nothing); for an open model also how late the arrival thread wakes from a sleep to
+//! does nothing); for an open model also how late the arrival clock wakes from a sleep to
 //! a deadline (the least start lag this machine allows). A median within 10× of the floor
 //! is mostly bench, not the workload; the summary says so ([`InstrumentFloor::warnings`]).
 //! Stored in `run.json`.
@@ -9,7 +9,7 @@
 //! The floor is host-side: the call into the guest (well under a microsecond in wasmtime)
 //! is not part of it.
 
-use super::arrival_clock::DeadlineSleeper;
+use super::arrival_clock::ArrivalClock;
 use super::outcome::{build_record, TaskEnd, Timing};
 use crate::clock::Moment;
 use crate::js;
@@ -40,7 +40,7 @@ pub struct InstrumentFloor {
     pub empty_step_ns: f64,
     /// What bench adds around a task that does nothing: recorder, timestamps, record, JSON.
     pub empty_task_ns: f64,
-    /// Open models: the median lateness of the arrival thread's wake-up from a sleep to a
+    /// Open models: the median lateness of the arrival clock's wake-up from a sleep to a
     /// deadline, the floor of the records' `startLagMs`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub arrival_lag_ns: Option<f64>,
@@ -65,7 +65,7 @@ impl InstrumentFloor {
         }
     }
 
-    /// Adds the arrival thread's wake-up lag (about 6 ms of sleeps), for an open model.
+    /// Adds the arrival clock's wake-up lag (about 6 ms of sleeps), for an open model.
     pub fn with_arrival_lag(self) -> Self {
         Self {
             arrival_lag_ns: Some(arrival_lag().as_nanos() as f64),
@@ -141,22 +141,30 @@ fn clock_resolution() -> Duration {
     smallest
 }
 
-/// The median lateness of [`ARRIVAL_SLEEPS`] sleeps to a deadline, on a thread of its own
-/// as the arrival thread sleeps.
+/// The median lateness of [`ARRIVAL_SLEEPS`] sleeps to a deadline on the arrival clock, in
+/// a runtime of its own on a thread of its own (zero if none could be started).
 fn arrival_lag() -> Duration {
     let measure = || {
-        let sleeper = DeadlineSleeper::for_this_thread();
-        let mut lags: Vec<Duration> = (0..ARRIVAL_SLEEPS)
-            .map(|_| {
-                let due = Instant::now() + ARRIVAL_SLEEP;
-                sleeper.sleep_until(due, || false);
-                due.elapsed()
-            })
-            .collect();
-        lags.sort();
-        lags[ARRIVAL_SLEEPS / 2]
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .ok()?;
+        runtime.block_on(async {
+            let mut clock = ArrivalClock::precise().ok()?;
+            let mut lags = Vec::with_capacity(ARRIVAL_SLEEPS);
+            for _ in 0..ARRIVAL_SLEEPS {
+                let due = tokio::time::Instant::now() + ARRIVAL_SLEEP;
+                clock.sleep_until(due).await;
+                lags.push(due.elapsed());
+            }
+            lags.sort();
+            Some(lags[ARRIVAL_SLEEPS / 2])
+        })
     };
-    std::thread::scope(|scope| scope.spawn(measure).join()).unwrap_or(Duration::ZERO)
+    std::thread::scope(|scope| scope.spawn(measure).join())
+        .ok()
+        .flatten()
+        .unwrap_or(Duration::ZERO)
 }
 
 fn empty_step() -> impl FnMut() {

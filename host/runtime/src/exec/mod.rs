@@ -20,7 +20,6 @@ mod stop;
 #[cfg(test)]
 pub(crate) mod test_support;
 
-pub use arrival_clock::DeadlineSleeper;
 pub use arrival_rate::run_arrivals;
 pub use duration::run_for_duration;
 pub use floor::{InstrumentFloor, FLOOR_FACTOR};

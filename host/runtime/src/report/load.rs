@@ -2,7 +2,7 @@
 //! participant the tasks started and, on an arrival schedule, the ones intended and
 //! dropped, with the achieved rate beside the intended one, and how late the tasks started
 //! (p50, p99, max of the records' `startLagMs`; a warning names the tasks that started more
-//! than [`LATE_START_MS`] late: the arrival thread was held up, and their response times
+//! than [`LATE_START_MS`] late: the arrivals were held up, and their response times
 //! include the wait). Built from `run.json` (its `load` entry, with the dropped arrivals)
 //! and the tally, so `bench report` prints the same.
 
@@ -189,7 +189,7 @@ impl LoadSummary {
             .filter_map(|load| {
                 let lag = load.start_lag.filter(|lag| lag.late > 0)?;
                 Some(format!(
-                    "Warning: {}: {} of {} tasks started more than {} ms after they were due (up to {} ms late): the arrival thread was held up (the machine was busy, or the process paused); their response times include the wait",
+                    "Warning: {}: {} of {} tasks started more than {} ms after they were due (up to {} ms late): the arrivals were held up (the machine was busy, or the process paused); their response times include the wait",
                     escape(&load.participant),
                     lag.late,
                     load.started,
@@ -264,7 +264,7 @@ mod tests {
         );
         assert_eq!(
             load.warnings(),
-            ["Warning: a: 3 of 3 tasks started more than 10 ms after they were due (up to 1190 ms late): the arrival thread was held up (the machine was busy, or the process paused); their response times include the wait"]
+            ["Warning: a: 3 of 3 tasks started more than 10 ms after they were due (up to 1190 ms late): the arrivals were held up (the machine was busy, or the process paused); their response times include the wait"]
         );
         assert_eq!(summary.to_json()["load"], load.to_json());
         // The response time leads the numbers, the service time beside it.
