@@ -7,6 +7,7 @@
 # Usage: scripts/bench-arrival.sh [SECONDS] [ROUNDS] [RATES...]   (defaults 3, 5 and 1000 10000 50000)
 #        PROFILE=dev scripts/bench-arrival.sh                      (a dev build instead of release)
 #        SANDBOXES=N scripts/bench-arrival.sh                      (pre-allocated and most sandboxes, default 4)
+#        BEFORE_BIN=path scripts/bench-arrival.sh                  (also that `bench` binary, a "before" row)
 #
 # Per rate and figure, min and median over the rounds of: the start lag (intended → actual
 # start; bench: every record's `arrival.startLagMs`) at p50, p99 and max; the CPU time
@@ -29,12 +30,33 @@ trap 'rm -rf "$work"' EXIT
 
 cpu_of() { awk '{ printf "%.6f\n", $1 + $2 }' "$work/time"; }
 
-bench_cpu_at_start() { # CPU seconds of a one-task run: start-up, config, summary
-  /usr/bin/time -o "$work/time" -f '%U %S' "$bench" run "$noop" --iterations 1 \
+bench_cpu_at_start() { # binary: CPU seconds of a one-task run (start-up, config, summary)
+  /usr/bin/time -o "$work/time" -f '%U %S' "$1" run "$noop" --iterations 1 \
     --out "$work/one" >/dev/null 2>&1
   rm -rf "$work/one"
   cpu_of
 }
+
+bench_round() { # binary rate figure: one `bench run` at the rate, a line appended to $work/figure-rate
+  local binary=$1 rate=$2 figure=$3 start_cpu out="$work/r$2"
+  start_cpu=$(bench_cpu_at_start "$binary")
+  /usr/bin/time -o "$work/time" -f '%U %S' "$binary" run "$noop" --out "$out" \
+    --rate "$rate/s" --duration "${seconds}s" \
+    --pre-allocated "$sandboxes" --max-sandboxes "$sandboxes" >/dev/null 2>&1
+  jq -r '.load.participants[0] | "\(.started) \(.dropped)"' "$out/summary.json" >"$work/counts"
+  read -r started dropped <"$work/counts"
+  jq -r '.arrival.startLagMs' "$out/records.ndjson" | sort -g >"$work/lags"
+  awk -v cpu="$(cpu_of)" -v start="$start_cpu" -v n="$started" -v dropped="$dropped" \
+    '{ lag[NR] = $1 } END {
+      p50 = lag[int((NR - 1) * 0.50) + 1]; p99 = lag[int((NR - 1) * 0.99) + 1]
+      printf "%.3f %.3f %.3f %.2f %d\n", p50, p99, lag[NR], (cpu - start) / n * 1e6, dropped }' \
+    "$work/lags" >>"$work/$figure-$rate"
+  rm -rf "$out"
+}
+
+figures=(native)
+[ -n "${BEFORE_BIN:-}" ] && figures+=(before)
+figures+=(bench)
 
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 for rate in "${rates[@]}"; do
@@ -44,21 +66,9 @@ for rate in "${rates[@]}"; do
     read -r arrivals p50 p99 max <"$work/native-line"
     echo "$p50 $p99 $max $(awk -v c="$(cpu_of)" -v n="$arrivals" 'BEGIN { printf "%.2f", c / n * 1e6 }') 0" \
       >>"$work/native-$rate"
-    # bench run at the same rate.
-    start_cpu=$(bench_cpu_at_start)
-    out="$work/r$rate"
-    /usr/bin/time -o "$work/time" -f '%U %S' "$bench" run "$noop" --out "$out" \
-      --rate "$rate/s" --duration "${seconds}s" \
-      --pre-allocated "$sandboxes" --max-sandboxes "$sandboxes" >/dev/null 2>&1
-    jq -r '.load.participants[0] | "\(.started) \(.dropped)"' "$out/summary.json" >"$work/counts"
-    read -r started dropped <"$work/counts"
-    jq -r '.arrival.startLagMs' "$out/records.ndjson" | sort -g >"$work/lags"
-    awk -v cpu="$(cpu_of)" -v start="$start_cpu" -v n="$started" -v dropped="$dropped" \
-      '{ lag[NR] = $1 } END {
-        p50 = lag[int((NR - 1) * 0.50) + 1]; p99 = lag[int((NR - 1) * 0.99) + 1]
-        printf "%.3f %.3f %.3f %.2f %d\n", p50, p99, lag[NR], (cpu - start) / n * 1e6, dropped }' \
-      "$work/lags" >>"$work/bench-$rate"
-    rm -rf "$out"
+    # bench run at the same rate (and the binary before, when given).
+    [ -n "${BEFORE_BIN:-}" ] && bench_round "$(realpath "$BEFORE_BIN")" "$rate" before
+    bench_round "$bench" "$rate" bench
   done
 done
 
@@ -70,7 +80,7 @@ echo "$seconds s per run, $rounds rounds, $sandboxes sandboxes, $profile build"
 printf '%8s %-7s %19s %19s %19s %21s %13s\n' rate/s figure "lag p50 ms min/med" \
   "lag p99 ms min/med" "lag max ms min/med" "CPU/arrival µs min/med" "dropped med"
 for rate in "${rates[@]}"; do
-  for figure in native bench; do
+  for figure in "${figures[@]}"; do
     file="$work/$figure-$rate"
     read -r p50_min p50_med < <(column_summary "$file" 1)
     read -r p99_min p99_med < <(column_summary "$file" 2)
