@@ -5,14 +5,16 @@
 //! guest text reaches the terminal escaped.
 
 use crate::support::{
-    bench::{bench, bench_with_open_files, run_bench, run_command, Run},
+    bench::{
+        bench, bench_with_open_files, run_bench, run_command, vm_hwm_kib, watched, Run, Watched,
+    },
     guests::test_guest,
     results::{read_json, records_of},
 };
 use serde_json::Value;
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Stdio};
+use std::process::Stdio;
 use std::time::{Duration, Instant};
 use tempfile::TempDir;
 
@@ -180,47 +182,6 @@ fn bench_s_own_credentials_are_refused_in_check_and_run() {
         assert!(!run.stderr.contains("platform-secret-value"));
     }
     assert!(!dir.path().join("bench-results").exists());
-}
-
-/// A `bench` process and the highest `VmHWM` seen in its `/proc/<pid>/status`.
-struct Watched {
-    run: Run,
-    peak_rss_kib: u64,
-}
-
-fn vm_hwm_kib(child: &Child) -> Option<u64> {
-    let status = std::fs::read_to_string(format!("/proc/{}/status", child.id())).ok()?;
-    let line = status.lines().find(|line| line.starts_with("VmHWM:"))?;
-    line.split_whitespace().nth(1)?.parse().ok()
-}
-
-/// Runs `bench` to completion, sampling its peak resident memory every few milliseconds
-/// (the high-water mark only grows, so any sample after the peak holds it).
-fn watched(cwd: &Path, args: &[&str]) -> Watched {
-    let stdout = cwd.join("stdout.txt");
-    let stderr = cwd.join("stderr.txt");
-    let mut child = bench(cwd)
-        .args(args)
-        .stdout(std::fs::File::create(&stdout).unwrap())
-        .stderr(std::fs::File::create(&stderr).unwrap())
-        .spawn()
-        .unwrap();
-    let mut peak_rss_kib = 0;
-    let status = loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            break status;
-        }
-        peak_rss_kib = peak_rss_kib.max(vm_hwm_kib(&child).unwrap_or(0));
-        std::thread::sleep(Duration::from_millis(5));
-    };
-    Watched {
-        run: Run {
-            code: status.code(),
-            stdout: std::fs::read_to_string(stdout).unwrap(),
-            stderr: std::fs::read_to_string(stderr).unwrap(),
-        },
-        peak_rss_kib,
-    }
 }
 
 /// Host memory a flood may take: 128 MiB for bench itself plus the guest's memory limit.

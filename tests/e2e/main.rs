@@ -36,6 +36,7 @@ mod polyglot;
 mod progress;
 mod python_libraries;
 mod report;
+mod results_input;
 mod run;
 mod sandbox;
 mod scaffold;

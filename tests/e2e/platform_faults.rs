@@ -212,7 +212,7 @@ fn auth_failures_and_api_errors_print_upstream_messages() {
     assert_eq!(run.code, Some(1));
     assert_eq!(
         run.stderr.trim_end(),
-        "Benchmark failed: Benchmark API request failed: 401 Unauthorized"
+        "Benchmark failed: Benchmark API request failed: 401 Unauthorized: Invalid or missing API key. Create one with `bench serve --create-key`. (unauthorized)"
     );
 
     let mut no_key = hello_run(dir.path(), &server.url(), "", &[]);
@@ -233,7 +233,7 @@ fn auth_failures_and_api_errors_print_upstream_messages() {
     let mut lines = listed.stderr.lines();
     assert_eq!(
         lines.next(),
-        Some("API error: Benchmark API request failed: 401 Unauthorized")
+        Some("API error: Benchmark API request failed: 401 Unauthorized: Invalid or missing API key. Create one with `bench serve --create-key`. (unauthorized)")
     );
     let body: Value = serde_json::from_str(lines.next().unwrap()).unwrap();
     assert_eq!(body["error"]["code"], "unauthorized");
@@ -255,9 +255,9 @@ fn auth_failures_and_api_errors_print_upstream_messages() {
         ]),
     );
     assert_eq!(missing.code, Some(1));
-    assert!(missing
-        .stderr
-        .starts_with("API error: Benchmark API request failed: 404 Not Found\n"));
+    assert!(missing.stderr.starts_with(
+        "API error: Benchmark API request failed: 404 Not Found: Benchmark not found. (not_found)\n"
+    ));
 
     let me = run_command(
         platform_bench(dir.path(), &server.url(), &server.key).args(["auth", "status", "--json"]),
@@ -280,6 +280,6 @@ fn a_benchmark_that_is_not_ours_must_exist_on_the_platform() {
     assert_eq!(run.code, Some(1), "{}", run.stdout);
     assert_eq!(
         run.stderr.trim_end(),
-        "Benchmark failed: Benchmark API request failed: 404 Not Found"
+        "Benchmark failed: Benchmark API request failed: 404 Not Found: Benchmark not found. (not_found)"
     );
 }

@@ -336,6 +336,12 @@ fn report_of_a_directory_without_a_run_fails() {
     assert_eq!(run.code, Some(1));
     assert_eq!(
         run.stderr.trim(),
-        "error: cannot read nowhere/run.json: No such file or directory (os error 2)"
+        "error: cannot read the results directory nowhere: No such file or directory (os error 2)"
+    );
+    std::fs::create_dir(dir.path().join("empty")).unwrap();
+    let run = run_bench_pinned(dir.path(), &["report", "empty"], &[]);
+    assert_eq!(
+        run.stderr.trim(),
+        "error: cannot read empty/run.json: there is no such file"
     );
 }

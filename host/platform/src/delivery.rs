@@ -4,27 +4,32 @@
 //! fail it, submit the run summary. The live run and `bench upload` drive the same steps;
 //! every step first looks at the ledger, so nothing is sent twice.
 
+use super::api::bounds::{MAX_ARTIFACT_BYTES, MAX_BATCH_BYTES, MAX_BATCH_RECORDS};
 use super::api::types::{
     ClaimWorker, CreateArtifact, EventKind, FinishWorker, Heartbeat, PlanWorkers, Progress,
-    RunSummary, TaskResults, WorkerOutcome, MAX_ARTIFACT_BYTES,
+    RunSummary, TaskResults, WorkerOutcome,
 };
 use super::client::{ApiError, Assignment, Client, CreatedRun, WorkerTarget};
 use super::spool::{Batch, Ledger};
 use super::tail::{read_batch, BatchRange, Checkpoint, RecordLine};
 use bench_runtime::metrics::METRICS_FILE;
+use bench_runtime::report::input::{self, Line, ResultsDir};
 use bench_runtime::report::results::file_name;
 use bytes::Bytes;
 use serde_json::{json, Map, Value};
 use std::future::Future;
-use std::io::{BufRead, BufReader, Read};
+use std::io::{BufReader, Read};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 /// Records per `task_results` batch (upstream's reporter size).
 pub(crate) const BATCH_SIZE: usize = 500;
 
-/// Most bytes of records in one batch (a batch holds at least one record, however large).
+/// Most bytes of records in one batch (a batch holds at least one record, however large:
+/// one line of `records.ndjson` at most, which a batch body of the server takes).
 pub(crate) const BATCH_BYTES: usize = 8 << 20;
+
+const _: () = assert!(BATCH_BYTES < MAX_BATCH_BYTES && BATCH_SIZE <= MAX_BATCH_RECORDS);
 
 /// What is still not on the platform.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -138,8 +143,11 @@ impl Delivery {
     }
 
     /// Counts the next line of `records.ndjson`; `false` when it is not of a participant of
-    /// this run.
+    /// this run (or a warm-up record of a run that warmed up, which is not delivered).
     pub(crate) fn count(&mut self, line: &RecordLine) -> bool {
+        if self.ledger.warmed_up && line.warmup {
+            return false;
+        }
         let Some(index) = self.index(&line.participant) else {
             return false;
         };
@@ -293,6 +301,7 @@ impl Delivery {
                 to: 0,
                 max_bytes: BATCH_BYTES,
                 shift: assignment.task_range_start,
+                skip_warmups: self.ledger.warmed_up,
             };
             let (batch, records, resent) = match entry.in_flight {
                 // Sent before: the same records again.
@@ -394,11 +403,7 @@ impl Delivery {
         let entry = &self.ledger.participants[p];
         let name = entry.name.clone();
         if !entry.log_uploaded {
-            let path = self
-                .dir
-                .join("logs")
-                .join(format!("{}.log", file_name(&name)));
-            let log = read_artifact(&path)?;
+            let log = read_artifact(&self.dir, &format!("logs/{}.log", file_name(&name)))?;
             if !log.is_empty() {
                 let artifact = artifact_body(
                     &assignment,
@@ -569,22 +574,28 @@ impl Delivery {
     /// [`MAX_ARTIFACT_BYTES`].
     fn metrics_lines(&self, range: std::ops::Range<usize>) -> Result<Bytes, ApiError> {
         let path = self.dir.join(METRICS_FILE);
-        let file = match std::fs::File::open(&path) {
-            Ok(file) => file,
-            Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(Bytes::new()),
-            Err(error) => return Err(cannot_read(&path, &error)),
+        let Some(file) = open_inside(&self.dir, METRICS_FILE)? else {
+            return Ok(Bytes::new());
         };
-        let mut body = Vec::new();
-        for line in BufReader::new(file)
-            .lines()
-            .skip(range.start)
-            .take(range.end.saturating_sub(range.start))
-        {
-            let line = line.map_err(|error| cannot_read(&path, &error))?;
-            if body.len() + line.len() + 1 > MAX_ARTIFACT_BYTES {
+        let mut reader = BufReader::new(file);
+        let (mut body, mut line) = (Vec::new(), Vec::new());
+        for number in 0..range.end {
+            let read = input::read_line(&mut reader, &mut line)
+                .map_err(|error| cannot_read(&path, &error))?;
+            match read {
+                Line::End => break,
+                Line::TooLong => {
+                    let error = input::too_long(&path, number + 1);
+                    return Err(ApiError::Local(error.to_string()));
+                }
+                Line::Read(_) if number < range.start => continue,
+                Line::Read(_) => {}
+            }
+            let text = line.strip_suffix(b"\n").unwrap_or(&line);
+            if body.len() + text.len() + 1 > MAX_ARTIFACT_BYTES {
                 break;
             }
-            body.extend_from_slice(line.as_bytes());
+            body.extend_from_slice(text);
             body.push(b'\n');
         }
         Ok(body.into())
@@ -646,13 +657,21 @@ impl Delivery {
     }
 }
 
-/// An artifact's body from a file (empty when there is none): its first
-/// [`MAX_ARTIFACT_BYTES`], with a warning when it is longer.
-fn read_artifact(path: &Path) -> Result<Bytes, ApiError> {
-    let file = match std::fs::File::open(path) {
-        Ok(file) => file,
-        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(Bytes::new()),
-        Err(error) => return Err(cannot_read(path, &error)),
+/// The file `relative` of the results directory `dir`, opened inside it; `None` when it
+/// is missing.
+fn open_inside(dir: &Path, relative: &str) -> Result<Option<std::fs::File>, ApiError> {
+    ResultsDir::open(dir)
+        .and_then(|dir| dir.open_file(relative))
+        .map_err(|error| ApiError::Local(format!("{error:#}")))
+}
+
+/// An artifact's body from the file `relative` of the results directory `dir` (empty when
+/// there is none): its first [`MAX_ARTIFACT_BYTES`], with a warning when it is longer.
+fn read_artifact(dir: &Path, relative: &str) -> Result<Bytes, ApiError> {
+    let path = dir.join(relative);
+    let path = path.as_path();
+    let Some(file) = open_inside(dir, relative)? else {
+        return Ok(Bytes::new());
     };
     let mut body = Vec::new();
     file.take(MAX_ARTIFACT_BYTES as u64 + 1)

@@ -23,6 +23,7 @@ pub mod upload;
 
 use api::types::{BenchmarkConfig, CreateRun, RunSummary, UpsertBenchmark};
 use bench_runtime::plan::RunManifest;
+use bench_runtime::report::input::ResultsDir;
 use spool::{Ledger, ParticipantLedger};
 use std::path::Path;
 
@@ -69,6 +70,8 @@ pub fn new_ledger(
         Some(key) => CreateRun::shared(key, config),
         None => CreateRun::own(total, run_config.participants.clone(), config),
     };
+    api::bounds::check_run(&create_run)
+        .map_err(|message| anyhow::anyhow!("the platform cannot store this run: {message}"))?;
     Ok(Ledger {
         api_base_url: api_base_url.to_owned(),
         benchmark_slug: run_config.benchmark_slug.clone(),
@@ -87,14 +90,18 @@ pub fn new_ledger(
         summary: None,
         summary_submitted: false,
         time_bounded: manifest.load.is_some(),
+        warmed_up: manifest.warmup.is_some(),
     })
 }
 
-/// The `submitRunSummary` body from a results directory's `summary.json`, when the run was
-/// scored: `{ run, results, scoring?, load? }`.
+/// The `submitRunSummary` body from a results directory's `summary.json` (read inside the
+/// directory, its size bounded), when the run was scored: `{ run, results, scoring?, load? }`.
 pub fn summary_body(dir: &Path) -> Option<RunSummary> {
-    let text = std::fs::read_to_string(dir.join("summary.json")).ok()?;
-    serde_json::from_str(&text).ok()
+    ResultsDir::open(dir)
+        .ok()?
+        .read_json("summary.json", "a run summary")
+        .ok()
+        .flatten()
 }
 
 #[cfg(test)]
@@ -132,6 +139,18 @@ mod tests {
         assert_eq!(ledger.participants.len(), 2);
         assert!(ledger.participants[0].registered);
         assert_eq!(ledger.local_run_id, "20260101T000000Z-0001");
+    }
+
+    #[test]
+    fn a_run_the_platform_cannot_store_is_refused_before_anything_is_sent() {
+        let mut crowded = manifest();
+        crowded.run_config.participants = (0..1001).map(|i| format!("p{i}")).collect();
+        assert_eq!(
+            new_ledger(&crowded, "http://h/api/v1", true, None)
+                .unwrap_err()
+                .to_string(),
+            "the platform cannot store this run: participants must be at most 1000 (got 1001)"
+        );
     }
 
     #[test]

@@ -8,6 +8,7 @@ use super::api::types::{CreateRun, RunSummary, UpsertBenchmark};
 use super::client::{Assignment, CreatedRun};
 use super::files::{write_atomically, Access};
 use anyhow::{Context as _, Result};
+use bench_runtime::report::input::ResultsDir;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
@@ -112,6 +113,10 @@ pub struct Ledger {
     /// recorded, known when it finishes, not a planned count.
     #[serde(default)]
     pub time_bounded: bool,
+    /// The run warmed up (`--warmup`): its warm-up records are not tasks of its plan (their
+    /// indexes start from 0 on every slot) and are not delivered.
+    #[serde(default)]
+    pub warmed_up: bool,
 }
 
 /// A new delivery id: 128 bits from the operating system's generator, as hex.
@@ -134,14 +139,7 @@ impl Ledger {
 
     /// Reads a results directory's ledger, if it has one.
     pub fn load(dir: &Path) -> Result<Option<Self>> {
-        let path = Self::path(dir);
-        match std::fs::read_to_string(&path) {
-            Ok(text) => serde_json::from_str(&text)
-                .map(Some)
-                .with_context(|| format!("{} is not a delivery ledger", path.display())),
-            Err(error) if error.kind() == std::io::ErrorKind::NotFound => Ok(None),
-            Err(error) => Err(error).with_context(|| format!("cannot read {}", path.display())),
-        }
+        ResultsDir::open(dir)?.read_json(LEDGER_FILE, "a delivery ledger")
     }
 
     /// Writes the ledger atomically, so a crash leaves either the old or the new state.
@@ -186,6 +184,7 @@ mod tests {
             summary: None,
             summary_submitted: false,
             time_bounded: false,
+            warmed_up: false,
         };
         ledger.save(dir.path()).unwrap();
         let back = Ledger::load(dir.path()).unwrap().unwrap();

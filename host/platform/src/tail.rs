@@ -6,6 +6,8 @@
 //! kept) but for its `participant` key.
 
 use anyhow::{bail, Context as _, Result};
+use bench_runtime::record::WARMUP_PHASE;
+use bench_runtime::report::input::{self, ResultsDir, MAX_LINE_BYTES};
 use serde::Deserialize;
 use serde_json::Value;
 use std::fs::File;
@@ -15,9 +17,6 @@ use std::path::{Path, PathBuf};
 /// The records file of a results directory.
 pub(crate) const RECORDS_FILE: &str = "records.ndjson";
 
-/// Longest line read; a record's own data is bounded far below it.
-pub(crate) const MAX_LINE_BYTES: usize = 16 << 20;
-
 /// What the delivery needs to know of a record as it is written.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct RecordLine {
@@ -25,18 +24,47 @@ pub(crate) struct RecordLine {
     pub(crate) participant: String,
     /// Whether its status is `success`.
     pub(crate) success: bool,
+    /// Its task.
+    pub(crate) task_index: Option<u32>,
+    /// Whether it is in phase `warmup`.
+    pub(crate) warmup: bool,
+    /// Its line's number in the file (from 1).
+    pub(crate) line: usize,
 }
 
 /// The keys of a record line the tail reads; the others are skipped unparsed.
 #[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
 struct Head {
     participant: String,
     #[serde(default)]
     status: Option<String>,
+    #[serde(default)]
+    task_index: Option<u32>,
+    #[serde(default)]
+    data: Option<HeadData>,
+}
+
+/// The key of a record's `data` the tail reads.
+#[derive(Deserialize)]
+struct HeadData {
+    #[serde(default)]
+    phase: Option<Value>,
+}
+
+impl Head {
+    /// Whether the record is in phase `warmup`.
+    fn is_warmup(&self) -> bool {
+        self.data
+            .as_ref()
+            .and_then(|data| data.phase.as_ref())
+            .is_some_and(|phase| phase == WARMUP_PHASE)
+    }
 }
 
 /// A reader of the complete lines appended to a results directory's `records.ndjson`.
 pub(crate) struct RecordsTail {
+    dir: PathBuf,
     path: PathBuf,
     reader: Option<BufReader<File>>,
     /// The start of a line whose end is not written yet.
@@ -49,6 +77,7 @@ impl RecordsTail {
     /// A reader positioned at the start of `<dir>/records.ndjson`.
     pub(crate) fn new(dir: &Path) -> Self {
         Self {
+            dir: dir.to_owned(),
             path: dir.join(RECORDS_FILE),
             reader: None,
             partial: Vec::new(),
@@ -60,13 +89,9 @@ impl RecordsTail {
     /// A line that is not a record is an error naming its line number.
     pub(crate) fn read_new(&mut self, mut each: impl FnMut(RecordLine)) -> Result<()> {
         if self.reader.is_none() {
-            match File::open(&self.path) {
-                Ok(file) => self.reader = Some(BufReader::new(file)),
-                Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(()),
-                Err(error) => {
-                    return Err(error)
-                        .with_context(|| format!("cannot read {}", self.path.display()))
-                }
+            match open_records(&self.dir)? {
+                Some(file) => self.reader = Some(BufReader::new(file)),
+                None => return Ok(()),
             }
         }
         let reader = self.reader.as_mut().expect("opened above");
@@ -79,12 +104,7 @@ impl RecordsTail {
                 .with_context(|| format!("cannot read {}", self.path.display()))?;
             if !self.partial.ends_with(b"\n") {
                 if self.partial.len() > MAX_LINE_BYTES {
-                    bail!(
-                        "{} line {} is longer than {} MiB",
-                        self.path.display(),
-                        self.lines + 1,
-                        MAX_LINE_BYTES >> 20
-                    );
+                    return Err(input::too_long(&self.path, self.lines + 1));
                 }
                 if read == 0 {
                     return Ok(());
@@ -96,8 +116,11 @@ impl RecordsTail {
                 let head: Head = serde_json::from_slice(&self.partial)
                     .map_err(|error| not_a_record(&self.path, self.lines, &error))?;
                 each(RecordLine {
-                    participant: head.participant,
                     success: head.status.as_deref() == Some("success"),
+                    task_index: head.task_index,
+                    warmup: head.is_warmup(),
+                    line: self.lines,
+                    participant: head.participant,
                 });
             }
             self.partial.clear();
@@ -109,6 +132,11 @@ impl RecordsTail {
     pub(crate) fn incomplete_line(&self) -> Option<usize> {
         (!is_blank(&self.partial)).then_some(self.lines + 1)
     }
+}
+
+/// `<dir>/records.ndjson`, opened inside the results directory; `None` when it is missing.
+fn open_records(dir: &Path) -> Result<Option<File>> {
+    ResultsDir::open(dir)?.open_file(RECORDS_FILE)
 }
 
 fn is_blank(line: &[u8]) -> bool {
@@ -162,6 +190,8 @@ pub(crate) struct BatchRange<'a> {
     pub(crate) max_bytes: usize,
     /// Added to each record's `taskIndex` (the start of the worker's range).
     pub(crate) shift: u64,
+    /// Warm-up records are left out (the run warmed up).
+    pub(crate) skip_warmups: bool,
 }
 
 /// Reads records `range.from..range.to` of a participant from `<dir>/records.ndjson`,
@@ -170,7 +200,8 @@ pub(crate) struct BatchRange<'a> {
 pub(crate) fn read_batch(dir: &Path, at: Checkpoint, range: BatchRange<'_>) -> Result<BatchText> {
     let path = dir.join(RECORDS_FILE);
     let cannot_read = || format!("cannot read {}", path.display());
-    let mut file = File::open(&path).with_context(cannot_read)?;
+    let mut file = open_records(dir)?
+        .ok_or_else(|| anyhow::anyhow!("cannot read {}: there is no such file", path.display()))?;
     file.seek(SeekFrom::Start(at.offset))
         .with_context(cannot_read)?;
     let mut reader = BufReader::new(file);
@@ -183,11 +214,11 @@ pub(crate) fn read_batch(dir: &Path, at: Checkpoint, range: BatchRange<'_>) -> R
     let mut line = Vec::new();
     while cursor.index < range.to {
         line.clear();
-        let read = reader
-            .by_ref()
-            .take(MAX_LINE_BYTES as u64 + 1)
-            .read_until(b'\n', &mut line)
-            .with_context(cannot_read)?;
+        let read = match input::read_line(&mut reader, &mut line).with_context(cannot_read)? {
+            input::Line::TooLong => return Err(input::too_long(&path, cursor.line + 1)),
+            input::Line::End => 0,
+            input::Line::Read(read) => read,
+        };
         if read == 0 || !line.ends_with(b"\n") {
             bail!(
                 "{} ends before record {} of {}",
@@ -204,7 +235,7 @@ pub(crate) fn read_batch(dir: &Path, at: Checkpoint, range: BatchRange<'_>) -> R
         }
         let head: Head = serde_json::from_slice(&line)
             .map_err(|error| not_a_record(&path, cursor.line, &error))?;
-        if head.participant != range.participant {
+        if head.participant != range.participant || (range.skip_warmups && head.is_warmup()) {
             continue;
         }
         if cursor.index >= range.from {
@@ -256,10 +287,13 @@ mod tests {
         lines
     }
 
-    fn line(participant: &str, success: bool) -> RecordLine {
+    fn line(participant: &str, success: bool, task_index: u32, line: usize) -> RecordLine {
         RecordLine {
             participant: participant.into(),
             success,
+            task_index: Some(task_index),
+            warmup: false,
+            line,
         }
     }
 
@@ -271,10 +305,10 @@ mod tests {
         let mut file = File::create(dir.path().join(RECORDS_FILE)).unwrap();
         let complete = r#"{"participant":"a","taskIndex":0,"status":"success","steps":[]}"#;
         write!(file, "{complete}\n\n{{\"participant\":\"b\",\"taskIn").unwrap();
-        assert_eq!(lines(&mut tail), [line("a", true)]);
+        assert_eq!(lines(&mut tail), [line("a", true, 0, 1)]);
         assert_eq!(tail.incomplete_line(), Some(3));
         writeln!(file, r#"dex":1,"status":"error"}}"#).unwrap();
-        assert_eq!(lines(&mut tail), [line("b", false)]);
+        assert_eq!(lines(&mut tail), [line("b", false, 1, 3)]);
         assert_eq!(tail.incomplete_line(), None);
         assert!(lines(&mut tail).is_empty());
     }
@@ -325,6 +359,7 @@ mod tests {
             to: 3,
             max_bytes: usize::MAX,
             shift: 10,
+            skip_warmups: false,
         };
         let batch = read_batch(dir.path(), Checkpoint::default(), range).unwrap();
         assert_eq!(
@@ -347,6 +382,7 @@ mod tests {
             to: 3,
             max_bytes: one + 1,
             shift: 0,
+            skip_warmups: false,
         };
         let first = read_batch(dir.path(), Checkpoint::default(), range(0)).unwrap();
         assert_eq!(first.count, 1);
@@ -387,6 +423,32 @@ mod tests {
             .unwrap_err()
             .to_string()
             .ends_with("ends before record 4 of a"));
+    }
+
+    #[test]
+    fn warm_up_records_are_left_out_of_batches_of_a_run_that_warmed_up() {
+        let dir = tempfile::tempdir().unwrap();
+        let text = "{\"participant\":\"a\",\"taskIndex\":0,\"data\":{\"phase\":\"warmup\"}}\n\
+                    {\"participant\":\"a\",\"taskIndex\":0,\"data\":{\"phase\":\"cold\"}}\n";
+        std::fs::write(dir.path().join(RECORDS_FILE), text).unwrap();
+        let mut tail = RecordsTail::new(dir.path());
+        let warmups: Vec<bool> = lines(&mut tail).iter().map(|line| line.warmup).collect();
+        assert_eq!(warmups, [true, false]);
+        let range = |skip_warmups| BatchRange {
+            participant: "a",
+            from: 0,
+            to: 1,
+            max_bytes: usize::MAX,
+            shift: 0,
+            skip_warmups,
+        };
+        let batch = read_batch(dir.path(), Checkpoint::default(), range(true)).unwrap();
+        assert_eq!(
+            String::from_utf8(batch.json).unwrap(),
+            r#"{"taskIndex":0,"data":{"phase":"cold"}}"#
+        );
+        let batch = read_batch(dir.path(), Checkpoint::default(), range(false)).unwrap();
+        assert!(String::from_utf8(batch.json).unwrap().contains("warmup"));
     }
 
     #[test]

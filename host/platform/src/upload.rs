@@ -2,6 +2,8 @@
 //! acknowledged (or, for a run that was kept local, the whole run), exactly once. A run
 //! with tasks missing — interrupted, or its `records.ndjson` cut short — is delivered as
 //! what it is: its workers fail with the counts, and the command says how many are missing.
+//! A `records.ndjson` that repeats a task or holds one the run did not plan is refused
+//! whole, naming the lines: the platform is sent each task of the run once.
 
 use super::auth::{self, Overrides};
 use super::client::{Client, Retry};
@@ -10,6 +12,7 @@ use super::spool::Ledger;
 use super::tail::{RecordsTail, RECORDS_FILE};
 use super::{new_ledger, summary_body};
 use anyhow::{bail, Context as _, Result};
+use bench_runtime::report::planned::PlannedRecords;
 use bench_runtime::report::results::read_manifest;
 use std::path::Path;
 use std::sync::Arc;
@@ -32,9 +35,30 @@ pub async fn upload(dir: &Path, overrides: &Overrides) -> Result<bool> {
     let created_before = ledger.run.is_some();
     let mut delivery = Delivery::new(client, ledger, dir);
     let mut tail = RecordsTail::new(dir);
+    let mut planned = PlannedRecords::new(&manifest);
+    let mut untasked = None;
     tail.read_new(|line| {
+        match line.task_index {
+            Some(index) => {
+                planned.check_task(&line.participant, index, line.warmup, line.line);
+            }
+            None => untasked = untasked.or(Some(line.line)),
+        }
         delivery.count(&line);
     })?;
+    let records = dir.join(RECORDS_FILE);
+    if let Some(line) = untasked {
+        bail!(
+            "{} line {line} is not a record: it has no taskIndex; nothing was uploaded",
+            records.display()
+        );
+    }
+    if let Some(warning) = planned.warning() {
+        bail!(
+            "{}: {warning}; nothing was uploaded: each task of the run is delivered once",
+            records.display()
+        );
+    }
     if let Some(line) = tail.incomplete_line() {
         eprintln!(
             "[bench] {} line {line} is cut short (it has no end); it is not uploaded.",

@@ -2,7 +2,8 @@
 
 use super::{guests, root};
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
+use std::process::{Child, Command, Output, Stdio};
+use std::time::Duration;
 
 /// The `bench` binary with a shared compiled-component cache and a clean environment.
 /// JavaScript tasks build without AOT (faster builds, the same components on every machine)
@@ -119,4 +120,48 @@ pub(crate) fn run_into(
     }
     full.extend_from_slice(args);
     run_bench_pinned(cwd, &full, &[])
+}
+
+/// A `bench` process and the highest `VmHWM` seen in its `/proc/<pid>/status`.
+pub(crate) struct Watched {
+    /// What it printed.
+    pub(crate) run: Run,
+    /// Its peak resident memory.
+    pub(crate) peak_rss_kib: u64,
+}
+
+/// The `VmHWM` (peak resident memory) of a running child, in KiB.
+pub(crate) fn vm_hwm_kib(child: &Child) -> Option<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{}/status", child.id())).ok()?;
+    let line = status.lines().find(|line| line.starts_with("VmHWM:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
+}
+
+/// Runs `bench` to completion, sampling its peak resident memory every few milliseconds
+/// (the high-water mark only grows, so any sample after the peak holds it).
+pub(crate) fn watched(cwd: &Path, args: &[&str]) -> Watched {
+    let stdout = cwd.join("stdout.txt");
+    let stderr = cwd.join("stderr.txt");
+    let mut child = bench(cwd)
+        .args(args)
+        .stdout(std::fs::File::create(&stdout).unwrap())
+        .stderr(std::fs::File::create(&stderr).unwrap())
+        .spawn()
+        .unwrap();
+    let mut peak_rss_kib = 0;
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        peak_rss_kib = peak_rss_kib.max(vm_hwm_kib(&child).unwrap_or(0));
+        std::thread::sleep(Duration::from_millis(5));
+    };
+    Watched {
+        run: Run {
+            code: status.code(),
+            stdout: std::fs::read_to_string(stdout).unwrap(),
+            stderr: std::fs::read_to_string(stderr).unwrap(),
+        },
+        peak_rss_kib,
+    }
 }

@@ -3,5 +3,6 @@
 //! these answers; `bench serve` routes these paths, reads these requests and writes these
 //! answers.
 
+pub(crate) mod bounds;
 pub(crate) mod paths;
 pub(crate) mod types;

@@ -190,13 +190,6 @@ pub(crate) enum EventKind {
     TaskResults,
 }
 
-/// Most records one [`TaskResults`] batch may carry (spec §6.1).
-pub(crate) const MAX_BATCH_RECORDS: usize = 5000;
-
-/// Largest artifact body: the client uploads at most this much of a file, the server
-/// accepts no more.
-pub(crate) const MAX_ARTIFACT_BYTES: usize = 32 << 20;
-
 /// `createWorkerArtifact`: `{ attemptId, kind, contentType?, name?, metadata? }`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]

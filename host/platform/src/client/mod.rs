@@ -12,6 +12,7 @@ pub use endpoints::CreatedRun;
 pub(crate) use endpoints::WorkerTarget;
 
 use super::auth::Auth;
+use bench_runtime::report::console::escape;
 use breaker::Breaker;
 use bytes::Bytes;
 use reqwest::{Method, StatusCode};
@@ -76,8 +77,9 @@ fn random_unit() -> f64 {
 /// A failed platform call; `Display` is upstream's message.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub(crate) enum ApiError {
-    /// The platform answered with a non-2xx status.
-    #[error("Benchmark API request failed: {status} {status_text}")]
+    /// The platform answered with a non-2xx status: upstream's message, then the reason the
+    /// platform gave (`: <message> (<code>)`), when its answer names one.
+    #[error("Benchmark API request failed: {status} {status_text}{}", reason(body))]
     Status {
         /// HTTP status code.
         status: u16,
@@ -118,6 +120,26 @@ impl ApiError {
             ApiError::Protocol(_) | ApiError::Mismatch(_) | ApiError::Local(_) => false,
         }
     }
+}
+
+/// Longest reason of a refusal printed, in characters.
+const MAX_REASON_CHARS: usize = 500;
+
+/// `: <message> (<code>)` of an error answer `{ "error": { "code", "message" } }` (escaped
+/// for the terminal, cut to [`MAX_REASON_CHARS`]); empty for any other body.
+fn reason(body: &str) -> String {
+    let Ok(answer) = serde_json::from_str::<serde_json::Value>(body) else {
+        return String::new();
+    };
+    let error = &answer["error"];
+    let Some(message) = error["message"].as_str().or(answer["message"].as_str()) else {
+        return String::new();
+    };
+    let mut text: String = message.chars().take(MAX_REASON_CHARS).collect();
+    if let Some(code) = error["code"].as_str() {
+        text.push_str(&format!(" ({})", code.chars().take(64).collect::<String>()));
+    }
+    format!(": {}", escape(&text))
 }
 
 /// Longest wait for one response.
@@ -386,6 +408,15 @@ mod tests {
         assert_eq!(
             status(401).to_string(),
             "Benchmark API request failed: 401 "
+        );
+        let refused = ApiError::Status {
+            status: 400,
+            status_text: "Bad Request".into(),
+            body: r#"{"error":{"code":"bad_request","message":"totalTasks must be at most 1\u001b[2J"}}"#.into(),
+        };
+        assert_eq!(
+            refused.to_string(),
+            "Benchmark API request failed: 400 Bad Request: totalTasks must be at most 1\\x1b[2J (bad_request)"
         );
     }
 

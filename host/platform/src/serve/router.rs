@@ -11,6 +11,7 @@ use super::db::{Caller, Database};
 use super::extract::{authenticate, ApiJson, ApiPath, ApiQuery, Idempotency, Scoped};
 use super::refusal::Refusal;
 use super::tokens::{Tokens, Transfer};
+use crate::api::bounds::{MAX_ARTIFACT_BYTES, MAX_BATCH_BYTES, MAX_JSON_BYTES};
 use crate::api::paths::{self, fill};
 use crate::api::types::{
     Acknowledged, Artifact, ArtifactAnswer, Benchmark, BenchmarkAnswer, BenchmarkResult,
@@ -18,7 +19,7 @@ use crate::api::types::{
     CursorPage, FinishWorker, FinishWorkerAnswer, Heartbeat, Items, IterationKind, IterationsQuery,
     Me, Page, Participant, ParticipantAnswer, PlanWorkers, Run, RunAnswer, RunResults, RunSummary,
     TaskResults, TaskResultsAnswer, UpsertBenchmark, UpsertParticipant, Worker, WorkerAnswer,
-    WorkerOutcome, MAX_ARTIFACT_BYTES,
+    WorkerOutcome,
 };
 use axum::body::Body;
 use axum::extract::{DefaultBodyLimit, State};
@@ -28,13 +29,6 @@ use axum::routing::{get, post, put};
 use axum::{middleware, Extension, Json, Router};
 use serde_json::Value;
 use std::time::SystemTime;
-
-/// Largest JSON body of most routes.
-const MAX_JSON_BYTES: usize = 1 << 20;
-
-/// Largest body of a task-results batch or a run summary: the client sends at most 8 MiB
-/// of records per batch, plus their envelope.
-const MAX_BATCH_BYTES: usize = 16 << 20;
 
 /// Where the links the server hands out point: its public URL, with transfer tokens
 /// signed by [`Tokens`].
@@ -771,8 +765,8 @@ mod tests {
         for (path, body, message) in [
             (
                 runs.to_owned(),
-                json!({"totalTasks": 10_000_001u64, "participants": ["a"]}),
-                "totalTasks must be at most 10000000 (got 10000001)",
+                json!({"totalTasks": 4_294_967_296u64, "participants": ["a"]}),
+                "totalTasks must be at most 4294967295 (got 4294967296)",
             ),
             (
                 runs.to_owned(),
@@ -782,7 +776,7 @@ mod tests {
             (
                 format!("{runs}/{run_id}/participants/new"),
                 json!({"totalTasks": u64::MAX}),
-                "totalTasks must be at most 10000000 (got 18446744073709551615)",
+                "totalTasks must be at most 4294967295 (got 18446744073709551615)",
             ),
             (
                 workers.clone(),

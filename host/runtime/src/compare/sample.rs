@@ -227,10 +227,13 @@ impl RunSamples {
             );
         }
         let manifest = read_manifest(dir)?;
+        let mut records = RecordsFile::planned(&records_path, &manifest)?;
         let mut collector = SampleCollector::new(manifest, dir.display().to_string());
-        let mut records = RecordsFile::open(&records_path)?;
         while let Some((_, line)) = records.next_record()? {
             collector.add(&line.participant, &line.record);
+        }
+        if let Some(warning) = records.left_out() {
+            eprintln!("[bench] warning: {warning}");
         }
         collector.finish()
     }
@@ -401,7 +404,7 @@ mod tests {
     #[test]
     fn successful_records_give_latency_measures_and_step_durations() {
         let dir = results_dir(
-            json!({"participants": ["a", "b"]}),
+            json!({"participants": ["a", "b", "c"]}),
             &[
                 json!({"latencyMs": 10, "data": {"phase": "cold", "bytes": [1, 2]},
                        "steps": [step("upload", "success", 4.0, json!({"retries": 1}))]}),

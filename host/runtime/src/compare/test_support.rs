@@ -4,12 +4,25 @@ use crate::plan::test_manifest;
 use crate::report::results::RECORDS_NDJSON;
 use serde_json::{json, Value};
 
-/// Writes a results directory: `manifest_keys` on top of a test manifest, and one record
-/// per item of `records`, whose keys replace those of a successful task of participant `a`
-/// taking 1 ms.
+/// Writes a results directory: `manifest_keys` on top of a test manifest planning a task
+/// per record for each participant the records name, and one record per item of
+/// `records`, whose keys replace those of a successful task of participant `a` taking 1 ms.
 pub(crate) fn results_dir(manifest_keys: Value, records: &[Value]) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
-    let manifest = test_manifest(manifest_keys);
+    let mut participants: Vec<&str> = Vec::new();
+    for name in records
+        .iter()
+        .map(|record| record["participant"].as_str().unwrap_or("a"))
+    {
+        if !participants.contains(&name) {
+            participants.push(name);
+        }
+    }
+    let mut keys = json!({"iterations": records.len().max(1), "participants": participants});
+    for (key, value) in manifest_keys.as_object().unwrap() {
+        keys[key] = value.clone();
+    }
+    let manifest = test_manifest(keys);
     std::fs::write(dir.path().join("run.json"), manifest.to_json_text()).unwrap();
     let lines: Vec<String> = records
         .iter()

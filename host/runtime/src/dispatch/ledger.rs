@@ -1,14 +1,16 @@
-//! Exactly once: which (participant, taskIndex) pairs of a run are recorded, one bit per
-//! task of the schedule. A task recorded again (a unit redelivered after its worker died
-//! re-runs tasks that were already recorded) is dropped; a task the run does not have is
-//! refused.
+//! Exactly once: which (participant, taskIndex) pairs of a run are recorded, in a
+//! compressed bitmap per participant (memory grows with the tasks recorded, not with the
+//! schedule: a run of 4 294 967 295 planned tasks costs nothing up front). A task recorded
+//! again (a unit redelivered after its worker died re-runs tasks that were already
+//! recorded) is dropped; a task the run does not have is refused.
 
+use roaring::RoaringBitmap;
 use std::collections::HashMap;
 
 /// The recorded tasks of a run.
 #[derive(Debug)]
 pub struct TaskLedger {
-    bits: HashMap<String, Vec<u64>>,
+    bits: HashMap<String, RoaringBitmap>,
     tasks_per_participant: u64,
     recorded: u64,
 }
@@ -27,10 +29,9 @@ pub enum Accepted {
 impl TaskLedger {
     /// An empty ledger of `participants`, each running `tasks_per_participant` tasks.
     pub fn new(participants: &[String], tasks_per_participant: u64) -> Self {
-        let words = tasks_per_participant.div_ceil(64) as usize;
         let bits = participants
             .iter()
-            .map(|name| (name.clone(), vec![0; words]))
+            .map(|name| (name.clone(), RoaringBitmap::new()))
             .collect();
         Self {
             bits,
@@ -47,21 +48,18 @@ impl TaskLedger {
         if u64::from(index) >= self.tasks_per_participant {
             return Accepted::Unknown;
         }
-        let (word, bit) = (index as usize / 64, 1u64 << (index % 64));
-        if bits[word] & bit != 0 {
+        if !bits.insert(index) {
             return Accepted::Again;
         }
-        bits[word] |= bit;
         self.recorded += 1;
         Accepted::New
     }
 
     /// Whether task `index` of `participant` is recorded.
     pub fn contains(&self, participant: &str, index: u32) -> bool {
-        self.bits.get(participant).is_some_and(|bits| {
-            bits.get(index as usize / 64)
-                .is_some_and(|word| word & (1u64 << (index % 64)) != 0)
-        })
+        self.bits
+            .get(participant)
+            .is_some_and(|bits| bits.contains(index))
     }
 
     /// How many tasks are recorded.
@@ -85,5 +83,14 @@ mod tests {
         assert!(ledger.contains("a", 129) && !ledger.contains("a", 0));
         assert!(!ledger.contains("a", 500) && !ledger.contains("c", 0));
         assert_eq!(ledger.recorded(), 2);
+    }
+
+    #[test]
+    fn a_huge_schedule_costs_only_what_is_recorded() {
+        let names: Vec<String> = (0..1000).map(|i| format!("p{i}")).collect();
+        let mut ledger = TaskLedger::new(&names, u64::from(u32::MAX));
+        assert_eq!(ledger.accept("p999", u32::MAX - 1), Accepted::New);
+        assert_eq!(ledger.accept("p999", u32::MAX - 1), Accepted::Again);
+        assert_eq!(ledger.accept("p0", u32::MAX), Accepted::Unknown);
     }
 }

@@ -5,11 +5,13 @@
 //! samples in shard order) and `run.json`. The caller then ends it like any run
 //! ([`finish`](super::finish::finish)), so `summary.json` is the one a single run writes.
 
+use super::input::ResultsDir;
+use super::planned::PlannedRecords;
 use super::results::{
-    log_path, read_manifest, write_manifest, RecordsFile, ResultsWriter, RECORDS_NDJSON,
+    file_name, log_path, read_manifest, renamed_log_files, write_manifest, RecordsFile,
+    ResultsWriter, RECORDS_NDJSON,
 };
 use super::tally::RunTally;
-use crate::dispatch::{Accepted, TaskLedger};
 use crate::exec::Shard;
 use crate::metrics::METRICS_FILE;
 use crate::plan::RunManifest;
@@ -37,16 +39,18 @@ pub fn merge(shards: &[PathBuf], out: &Path) -> Result<MergedRun> {
     let mut manifest = first.clone();
     let mut tally = RunTally::new(&manifest);
     merge_records(&shards, out, &mut tally)?;
+    let sources = shards
+        .iter()
+        .map(|(dir, _)| ResultsDir::open(dir))
+        .collect::<Result<Vec<_>>>()?;
     for name in &first.run_config.participants {
-        concatenate(
-            shards.iter().map(|(dir, _)| log_path(dir, name)),
-            &log_path(out, name),
-        )?;
+        let log = format!("logs/{}.log", file_name(name));
+        concatenate(&sources, &log, &log_path(out, name))?;
     }
-    concatenate(
-        shards.iter().map(|(dir, _)| dir.join(METRICS_FILE)),
-        &out.join(METRICS_FILE),
-    )?;
+    concatenate(&sources, METRICS_FILE, &out.join(METRICS_FILE))?;
+    // The logs are where the results writer puts them, whatever the shards' run.json said.
+    manifest.log_files =
+        renamed_log_files(manifest.run_config.participants.iter().map(String::as_str));
     let manifests = shards.iter().map(|(_, manifest)| manifest);
     manifest.started_at = manifests
         .clone()
@@ -142,27 +146,19 @@ fn merge_records(
         .open(&path)
         .with_context(|| format!("cannot create {}", path.display()))?;
     let mut writer = BufWriter::new(file);
-    let run = &shards[0].1;
-    let mut seen = TaskLedger::new(
-        &run.run_config.participants,
-        run.run_config.tasks_per_participant(),
-    );
+    let mut planned = PlannedRecords::new(&shards[0].1);
     for (dir, _) in shards {
-        let mut records = RecordsFile::open(&dir.join(RECORDS_NDJSON))?;
+        let path = dir.join(RECORDS_NDJSON);
+        let mut records = RecordsFile::open(&path)?;
         while let Some((_, line)) = records.next_record()? {
-            let (name, index) = (&line.participant, line.record.task_index);
-            match seen.accept(name, index) {
-                Accepted::New => {}
-                Accepted::Again => bail!(
-                    "{}: task {index} of {name} is in more than one shard",
-                    dir.display()
-                ),
-                Accepted::Unknown => bail!(
-                    "{}: task {index} of {name} is not a task of the run",
-                    dir.display()
-                ),
+            let number = records.line_number();
+            if let Some(why) = planned.check(&line.participant, &line.record, number) {
+                bail!(
+                    "{}: {why}: each task of the run must be in one shard, once",
+                    path.display()
+                );
             }
-            tally.add(name, &line.record);
+            tally.add(&line.participant, &line.record);
             let text = records.line();
             writer.write_all(text.as_bytes())?;
             if !text.ends_with('\n') {
@@ -175,19 +171,21 @@ fn merge_records(
         .with_context(|| format!("cannot write {}", path.display()))
 }
 
-/// Writes the files of `parts` that exist one after another into `to` (nothing when none
-/// exists).
-fn concatenate(parts: impl Iterator<Item = PathBuf>, to: &Path) -> Result<()> {
+/// Writes the file `relative` of each of `sources` that has it, one after another, into
+/// `to` (nothing when none has it).
+fn concatenate(sources: &[ResultsDir], relative: &str, to: &Path) -> Result<()> {
     let mut out: Option<BufWriter<File>> = None;
-    for part in parts.filter(|part| part.is_file()) {
+    for source in sources {
+        let Some(mut reader) = source.open_file(relative)? else {
+            continue;
+        };
         let writer = match &mut out {
             Some(writer) => writer,
             None => out.insert(BufWriter::new(
                 File::create(to).with_context(|| format!("cannot create {}", to.display()))?,
             )),
         };
-        let mut reader =
-            File::open(&part).with_context(|| format!("cannot read {}", part.display()))?;
+        let part = source.path().join(relative);
         std::io::copy(&mut reader, writer)
             .with_context(|| format!("cannot copy {} to {}", part.display(), to.display()))?;
     }

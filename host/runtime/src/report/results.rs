@@ -2,7 +2,9 @@
 //! line, written as each task finishes) and `logs/<participant>.log`, each log capped in
 //! lines and bytes and written through a bounded set of open files.
 
+use super::input::{self, Line, ResultsDir};
 use super::paths;
+use super::planned::PlannedRecords;
 use crate::events::Finished;
 use crate::plan::RunManifest;
 use crate::record::TaskRecord;
@@ -10,7 +12,7 @@ use anyhow::{Context as _, Result};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap};
 use std::fs::File;
-use std::io::{BufRead, BufReader, BufWriter, Read, Seek, SeekFrom, Write};
+use std::io::{BufReader, BufWriter, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
 /// The run manifest's file name in a results directory.
@@ -291,12 +293,12 @@ pub fn for_each_record(dir: &Path, mut each: impl FnMut(&str, &TaskRecord)) -> R
     Ok(())
 }
 
-/// Reads a results directory's `run.json` back.
+/// Reads a results directory's `run.json` back (confined to the directory, its size
+/// bounded: see [`ResultsDir`]).
 pub fn read_manifest(dir: &Path) -> Result<RunManifest> {
     let path = dir.join(RUN_JSON);
-    let text = std::fs::read_to_string(&path)
-        .with_context(|| format!("cannot read {}", path.display()))?;
-    serde_json::from_str(&text).with_context(|| format!("{} is not a run manifest", path.display()))
+    let manifest = ResultsDir::open(dir)?.read_json(RUN_JSON, "a run manifest")?;
+    manifest.ok_or_else(|| anyhow::anyhow!("cannot read {}: there is no such file", path.display()))
 }
 
 /// A results directory's `records.ndjson`, read one line at a time (nothing is kept).
@@ -308,19 +310,41 @@ pub(crate) struct RecordsFile {
     offset: u64,
     /// The number of the line read last, counted from the start (until a seek).
     line_number: usize,
+    /// With a plan, only each task of it once is read ([`RecordsFile::planned`]).
+    plan: Option<PlannedRecords>,
 }
 
 impl RecordsFile {
-    /// Opens a records file (`<results dir>/records.ndjson`).
+    /// [`RecordsFile::open`], reading only the records of the run of `manifest` that count:
+    /// each task of its plan once ([`PlannedRecords`]); [`RecordsFile::left_out`] then says
+    /// what was not.
+    pub(crate) fn planned(path: &Path, manifest: &RunManifest) -> Result<Self> {
+        let mut file = Self::open(path)?;
+        file.plan = Some(PlannedRecords::new(manifest));
+        Ok(file)
+    }
+
+    /// The warning about the records a planned reading left out: `<path>: 3 record(s) left
+    /// out …`; `None` when it left nothing out.
+    pub(crate) fn left_out(&self) -> Option<String> {
+        let warning = self.plan.as_ref()?.warning()?;
+        Some(format!("{}: {warning}", self.path.display()))
+    }
+
+    /// Opens a records file (`<results dir>/records.ndjson`), inside its directory.
     pub(crate) fn open(path: &Path) -> Result<Self> {
         let path = path.to_owned();
-        let file = File::open(&path).with_context(|| format!("cannot read {}", path.display()))?;
+        let (dir, name) = ResultsDir::of_file(&path)?;
+        let file = dir.open_file(&name)?.ok_or_else(|| {
+            anyhow::anyhow!("cannot read {}: there is no such file", path.display())
+        })?;
         Ok(Self {
             path,
             reader: BufReader::with_capacity(256 * 1024, file),
             line: String::new(),
             offset: 0,
             line_number: 0,
+            plan: None,
         })
     }
 
@@ -336,8 +360,17 @@ impl RecordsFile {
             if self.line.trim().is_empty() {
                 continue;
             }
-            match serde_json::from_str(&self.line) {
-                Ok(record) => return Ok(Some((start, record))),
+            match serde_json::from_str::<RecordLine>(&self.line) {
+                Ok(record) => {
+                    let number = self.line_number;
+                    let counts = self.plan.as_mut().is_none_or(|plan| {
+                        plan.check(&record.participant, &record.record, number)
+                            .is_none()
+                    });
+                    if counts {
+                        return Ok(Some((start, record)));
+                    }
+                }
                 Err(_) if !self.line.ends_with('\n') => {
                     eprintln!(
                         "[bench] {} ends in a cut-off line {} (the run stopped while writing it); it is left out",
@@ -353,6 +386,11 @@ impl RecordsFile {
                 }
             }
         }
+    }
+
+    /// The number of the line [`Self::next_record`] read last (from 1).
+    pub(crate) fn line_number(&self) -> usize {
+        self.line_number
     }
 
     /// The text of the line [`Self::next_record`] read last, with its newline.
@@ -378,16 +416,24 @@ impl RecordsFile {
         })
     }
 
-    /// Reads one line into `self.line`; false at the end of the file.
+    /// Reads one line (at most [`input::MAX_LINE_BYTES`]) into `self.line`; false at the
+    /// end of the file.
     fn read_line(&mut self) -> Result<bool> {
-        self.line.clear();
-        let read = self
-            .reader
-            .read_line(&mut self.line)
+        let mut bytes = std::mem::take(&mut self.line).into_bytes();
+        let read = input::read_line(&mut self.reader, &mut bytes)
             .with_context(|| format!("cannot read {}", self.path.display()))?;
-        self.offset += read as u64;
         self.line_number += 1;
-        Ok(read > 0)
+        let read = match read {
+            Line::End => return Ok(false),
+            Line::TooLong => return Err(input::too_long(&self.path, self.line_number)),
+            Line::Read(read) => read,
+        };
+        self.offset += read as u64;
+        self.line = String::from_utf8(bytes).map_err(|_| {
+            let path = self.path.display();
+            anyhow::anyhow!("{path} line {} is not UTF-8 text", self.line_number)
+        })?;
+        Ok(true)
     }
 }
 

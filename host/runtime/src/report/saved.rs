@@ -1,5 +1,6 @@
 //! `bench report <results-dir>`: re-reads a saved run's `run.json` and `records.ndjson`,
-//! then ends it again — summary table, `summary.json` (the same bytes as the run wrote),
+//! then ends it again (each task of the run's plan counted once: a repeated or unplanned
+//! record is left out with a warning) — summary table, `summary.json` (the same bytes as the run wrote),
 //! exports and the `--fail-under` gate — without running anything.
 
 use super::console::Console;
@@ -23,9 +24,12 @@ pub fn report(
     gate::ensure_scored(manifest.run_config.scoring.is_some(), fail_under)?;
     let exports = ExportManager::create(exports)?;
     let mut tally = RunTally::new(&manifest);
-    let mut records = RecordsFile::open(&dir.join(RECORDS_NDJSON))?;
+    let mut records = RecordsFile::planned(&dir.join(RECORDS_NDJSON), &manifest)?;
     while let Some((_, line)) = records.next_record()? {
         tally.add(&line.participant, &line.record);
+    }
+    if let Some(warning) = records.left_out() {
+        eprintln!("[bench] warning: {warning}");
     }
     let results = RunResults {
         manifest: &manifest,

@@ -17,6 +17,7 @@ pub(crate) use keys::Caller;
 use keys::ORG_SLUG;
 
 use super::refusal::Refusal;
+use crate::api::bounds;
 use crate::api::types::Page;
 use bench_runtime::js;
 use rusqlite::Connection;
@@ -33,23 +34,9 @@ const READERS: usize = 4;
 /// Items of a list when the query names no `limit`.
 const DEFAULT_LIMIT: u32 = 50;
 
-/// Most tasks one participant of a run may plan.
-pub(crate) const MAX_TASKS: u64 = 10_000_000;
-
-/// Most workers one participant's tasks may be split over.
-pub(crate) const MAX_WORKERS: u64 = 1_000;
-
-/// Most participants one run may have.
-pub(crate) const MAX_PARTICIPANTS: usize = 1_000;
-
 /// Refuses (400) a number over its bound: `<field> must be at most <max> (got <value>)`.
 fn at_most(field: &str, value: Option<u64>, max: u64) -> Result<(), Refusal> {
-    match value {
-        Some(value) if value > max => Err(Refusal::bad_request(format!(
-            "{field} must be at most {max} (got {value})"
-        ))),
-        _ => Ok(()),
-    }
+    bounds::at_most(field, value, max).map_err(Refusal::bad_request)
 }
 
 /// One connection to the database of a self-hosted platform.

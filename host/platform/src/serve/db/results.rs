@@ -2,9 +2,10 @@
 //! results read back from them.
 
 use super::{bounds, json_column, now, random_id, typed_column, Refusal, Store};
+use crate::api::bounds::MAX_BATCH_RECORDS;
 use crate::api::types::{
     Acknowledged, BenchmarkResult, CursorPage, Items, Page, RunResults, RunSummary, TaskCounts,
-    TaskResults, TaskResultsAnswer, MAX_BATCH_RECORDS,
+    TaskResults, TaskResultsAnswer,
 };
 use rusqlite::{params, OptionalExtension};
 

@@ -1,9 +1,7 @@
 //! Benchmarks, their runs and the runs' participants.
 
-use super::{
-    at_most, bounds, json_column, now, random_id, Refusal, Store, MAX_PARTICIPANTS, MAX_TASKS,
-    MAX_WORKERS,
-};
+use super::{at_most, bounds, json_column, now, random_id, Refusal, Store};
+use crate::api::bounds::{check_run, MAX_TASKS};
 use crate::api::types::{
     Benchmark, BenchmarkAnswer, CreateRun, CreateRunAnswer, Items, Page, Participant,
     ParticipantAnswer, Run, RunAnswer, RunStatus, UpsertBenchmark, UpsertParticipant,
@@ -220,14 +218,7 @@ impl Store {
         slug: &str,
         body: &CreateRun,
     ) -> Result<CreateRunAnswer, Refusal> {
-        at_most("totalTasks", body.total_tasks, MAX_TASKS)?;
-        at_most("workerCount", body.worker_count, MAX_WORKERS)?;
-        let participants = body.participants.as_ref().map_or(0, Vec::len);
-        at_most(
-            "participants",
-            Some(participants as u64),
-            MAX_PARTICIPANTS as u64,
-        )?;
+        check_run(body).map_err(Refusal::bad_request)?;
         let benchmark = self.benchmark(slug)?;
         let existing: Option<String> = match &body.run_key {
             Some(key) => self
@@ -349,6 +340,25 @@ mod tests {
             name: name.into(),
             config: None,
         }
+    }
+
+    #[test]
+    fn the_largest_run_bench_run_plans_is_stored() {
+        let manifest: bench_runtime::plan::RunManifest = serde_json::from_value(json!({
+            "benchmarkSlug": "s", "benchmarkName": "S", "iterations": u32::MAX,
+            "concurrency": 1, "staggerDelayMs": 0, "groupBy": "participant",
+            "participants": ["a", "b"], "runId": "r", "startedAt": "x",
+            "component": {"path": "task.wasm", "sha256": "00", "sizeBytes": 1},
+            "host": {"benchVersion": "0", "wasmtimeVersion": "0", "os": "linux", "arch": "x86_64"},
+        }))
+        .unwrap();
+        let ledger = crate::new_ledger(&manifest, "http://h/api/v1", true, None).unwrap();
+        let (_dir, store) = store();
+        store
+            .upsert_benchmark("s", ledger.upsert.as_ref().unwrap())
+            .unwrap();
+        let created = store.create_run("s", &ledger.create_run).unwrap();
+        assert_eq!(created.run.planned_tasks, 2 * u64::from(u32::MAX));
     }
 
     #[test]

@@ -1,7 +1,8 @@
 //! Workers: each a range of one participant's tasks, planned once, claimed by one attempt
 //! at a time, kept alive by heartbeats and ended by `complete`, `fail` or `release`.
 
-use super::{at_most, now, random_id, typed_column, Refusal, Store, MAX_TASKS, MAX_WORKERS};
+use super::{at_most, now, random_id, typed_column, Refusal, Store};
+use crate::api::bounds::{MAX_TASKS, MAX_WORKERS};
 use crate::api::types::{
     Attempt, ClaimAnswer, ClaimWorker, FinishWorker, FinishWorkerAnswer, Heartbeat, Items,
     PlanWorkers, TaskRange, Worker, WorkerAnswer, WorkerAssignment, WorkerOutcome, WorkerStatus,

@@ -5,11 +5,12 @@
 
 use super::Exporter;
 use crate::metrics::METRICS_FILE;
+use crate::report::input::ResultsDir;
 use crate::report::page::{self, LogTail, RunHeader, RunPage, Scripts};
 use crate::report::results::{self, read_manifest, RecordsFile};
 use crate::report::summary::Summary;
-use anyhow::Result;
-use std::io::Write;
+use anyhow::{Context as _, Result};
+use std::io::{BufReader, Write};
 use std::path::Path;
 
 /// Writes the HTML report.
@@ -23,24 +24,28 @@ impl Exporter for HtmlExporter {
         for name in summary.participant_names() {
             page.participant(name);
         }
-        let mut file = RecordsFile::open(records)?;
+        let mut file = RecordsFile::planned(records, &manifest)?;
         while let Some((_, line)) = file.next_record()? {
             page.add(&line.participant, &line.record);
         }
-        let logs: Vec<LogTail> = summary
-            .participant_names()
-            .into_iter()
-            .take(page::MAX_LOGS)
-            .filter_map(|name| {
-                let file = manifest
-                    .log_files
-                    .get(name)
-                    .cloned()
-                    .unwrap_or_else(|| format!("logs/{}.log", results::file_name(name)));
-                page::log_tail(name, &dir.join(file))
-            })
-            .collect();
-        let system = page::system_metrics_file(&dir.join(METRICS_FILE));
+        let results = ResultsDir::open(dir)?;
+        let mut logs: Vec<LogTail> = Vec::new();
+        for name in summary.participant_names().into_iter().take(page::MAX_LOGS) {
+            let relative = manifest
+                .log_files
+                .get(name)
+                .cloned()
+                .unwrap_or_else(|| format!("logs/{}.log", results::file_name(name)));
+            let log = results.open_file(&relative).with_context(|| {
+                format!("run.json's logFiles names {relative:?} as the log of {name:?}")
+            })?;
+            logs.extend(log.and_then(|file| page::log_tail(name, file)));
+        }
+        let system = match results.open_file(METRICS_FILE)? {
+            Some(file) => page::system_metrics(BufReader::new(file))
+                .with_context(|| format!("cannot read {}", dir.join(METRICS_FILE).display()))?,
+            None => None,
+        };
         let header = RunHeader::of_manifest(&manifest);
         let data = page.finish(&header, &summary.to_json(), system, &logs);
         let title = format!("{} · {}", summary.benchmark_name, manifest.run_id);

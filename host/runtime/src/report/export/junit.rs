@@ -7,7 +7,7 @@
 use super::Exporter;
 use crate::js;
 use crate::record::TaskRecord;
-use crate::report::results::RecordsFile;
+use crate::report::results::{read_manifest, RecordsFile};
 use crate::report::summary::Summary;
 use anyhow::Result;
 use std::collections::HashMap;
@@ -31,7 +31,8 @@ impl Exporter for JunitExporter {
     /// sorted by task index per participant), then each record again while writing its
     /// test case.
     fn write(&self, summary: &Summary, records: &Path, out: &mut dyn Write) -> Result<()> {
-        let mut file = RecordsFile::open(records)?;
+        let manifest = read_manifest(records.parent().unwrap_or(Path::new(".")))?;
+        let mut file = RecordsFile::planned(records, &manifest)?;
         let mut names: Vec<String> = summary
             .participant_names()
             .into_iter()
@@ -175,10 +176,16 @@ mod tests {
     use crate::report::summary::Verdict;
     use serde_json::json;
 
-    /// The JUnit XML of `summary` over a records file holding `lines`, in that order.
+    /// The JUnit XML of `summary` over a records file holding `lines`, in that order (the
+    /// run planned 10 tasks for each participant they name).
     fn junit(summary: &Summary, lines: Vec<(&str, TaskRecord)>) -> String {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("records.ndjson");
+        let mut participants: Vec<&str> = lines.iter().map(|(name, _)| *name).collect();
+        participants.dedup();
+        let manifest =
+            crate::plan::test_manifest(json!({"iterations": 10, "participants": participants}));
+        std::fs::write(dir.path().join("run.json"), manifest.to_json_text()).unwrap();
         let mut text = String::new();
         for (participant, record) in lines {
             let participant = participant.to_owned();

@@ -12,14 +12,15 @@ mod sample;
 
 pub use document::{escape, render, Scripts, CHARTS_JS, STYLES};
 
+use super::input::{self, Line, MAX_LINE_BYTES};
 use crate::plan::RunManifest;
 use crate::record::TaskRecord;
 use chrono::DateTime;
 use sample::EvenSample;
 use serde_json::{json, Map, Value};
 use std::collections::{BTreeMap, HashMap};
-use std::io::{BufRead, BufReader, Read, Seek, SeekFrom};
-use std::path::Path;
+use std::fs::File;
+use std::io::{BufRead, Read, Seek, SeekFrom};
 
 /// Most tasks drawn on the timeline (an even sample of them beyond).
 const MAX_TIMELINE_TASKS: usize = 2_000;
@@ -545,12 +546,20 @@ fn clip(text: &str) -> String {
 /// The system metrics of a run's `metrics.jsonl` lines (see [`crate::metrics`]): an even
 /// sample of at most [`MAX_SYSTEM_SAMPLES`] points of seconds since the first sample,
 /// process CPU (% of one core, over the time since the previous point) and resident memory
-/// (MB). Lines that are not samples are skipped; `None` when there is no sample.
-pub fn system_metrics(lines: impl BufRead) -> Option<Value> {
+/// (MB). Lines that are not samples are skipped, reading stops at an unreadable one;
+/// `None` when there is no sample. A line longer than [`MAX_LINE_BYTES`] is an error.
+pub fn system_metrics(mut lines: impl BufRead) -> anyhow::Result<Option<Value>> {
     let mut sample = EvenSample::new(MAX_SYSTEM_SAMPLES);
-    for line in lines.lines() {
-        let Ok(line) = line else { break };
-        let Ok(point) = serde_json::from_str::<Value>(&line) else {
+    let mut line = Vec::new();
+    for number in 1.. {
+        match input::read_line(&mut lines, &mut line) {
+            Ok(Line::Read(_)) => {}
+            Ok(Line::End) | Err(_) => break,
+            Ok(Line::TooLong) => {
+                anyhow::bail!("line {number} is longer than {} MiB", MAX_LINE_BYTES >> 20)
+            }
+        }
+        let Ok(point) = serde_json::from_slice::<Value>(&line) else {
             continue;
         };
         let (Some(uptime_ms), Some(user), Some(system)) = (
@@ -563,7 +572,9 @@ pub fn system_metrics(lines: impl BufRead) -> Option<Value> {
         sample.offer((uptime_ms, user + system, point["memRssMb"].as_f64()));
     }
     let points = sample.into_kept();
-    let first = points.first()?.0;
+    let Some(&(first, _, _)) = points.first() else {
+        return Ok(None);
+    };
     let mut previous: Option<(f64, f64)> = None;
     let rows: Vec<Value> = points
         .iter()
@@ -575,14 +586,9 @@ pub fn system_metrics(lines: impl BufRead) -> Option<Value> {
             json!([round3((uptime_ms - first) / 1000.0), cpu, rss_mb])
         })
         .collect();
-    Some(json!({"columns": ["seconds", "cpuPercent", "rssMb"], "points": rows}))
-}
-
-/// The system metrics of the `metrics.jsonl` file at `path`; `None` when it is missing or
-/// holds no sample.
-pub fn system_metrics_file(path: &Path) -> Option<Value> {
-    let file = std::fs::File::open(path).ok()?;
-    system_metrics(BufReader::new(file))
+    Ok(Some(
+        json!({"columns": ["seconds", "cpuPercent", "rssMb"], "points": rows}),
+    ))
 }
 
 impl LogTail {
@@ -604,10 +610,9 @@ impl LogTail {
     }
 }
 
-/// The last [`LOG_TAIL_BYTES`] of the participant log at `path` (from a line start), or
-/// `None` when it cannot be read.
-pub fn log_tail(participant: &str, path: &Path) -> Option<LogTail> {
-    let mut file = std::fs::File::open(path).ok()?;
+/// The last [`LOG_TAIL_BYTES`] of a participant log (from a line start), or `None` when it
+/// cannot be read.
+pub fn log_tail(participant: &str, mut file: File) -> Option<LogTail> {
     let size = file.metadata().ok()?.len();
     let cut = size > LOG_TAIL_BYTES;
     file.seek(SeekFrom::Start(size.saturating_sub(LOG_TAIL_BYTES)))
@@ -812,12 +817,18 @@ mod tests {
              {\"uptimeMs\":2000,\"cpuUserUs\":400000,\"cpuSystemUs\":100000,\"memRssMb\":12}\n",
         )
         .unwrap();
+        let file = std::io::BufReader::new(File::open(&path).unwrap());
         assert_eq!(
-            system_metrics_file(&path).unwrap()["points"],
+            system_metrics(file).unwrap().unwrap()["points"],
             json!([[0.0, null, 10.0], [1.0, 50.0, 12.0]])
         );
-        assert_eq!(system_metrics_file(&dir.path().join("missing")), None);
-        assert_eq!(system_metrics(&b"{}\n"[..]), None);
+        assert_eq!(system_metrics(&b"{}\n"[..]).unwrap(), None);
+        let mut long = b"{}\n".to_vec();
+        long.resize(MAX_LINE_BYTES + 8, b' ');
+        assert_eq!(
+            system_metrics(&long[..]).unwrap_err().to_string(),
+            "line 2 is longer than 16 MiB"
+        );
     }
 
     #[test]
@@ -826,7 +837,7 @@ mod tests {
         let path = dir.path().join("p.log");
         let lines: Vec<String> = (0..10_000).map(|i| format!("line {i}")).collect();
         std::fs::write(&path, lines.join("\n") + "\n").unwrap();
-        let tail = log_tail("p", &path).unwrap();
+        let tail = log_tail("p", File::open(&path).unwrap()).unwrap();
         assert!(tail.cut);
         assert!(tail.text.len() <= LOG_TAIL_BYTES as usize);
         assert!(tail.text.starts_with("line "));
