@@ -212,7 +212,7 @@ fn auth_failures_and_api_errors_print_upstream_messages() {
     assert_eq!(run.code, Some(1));
     assert_eq!(
         run.stderr.trim_end(),
-        "Benchmark failed: Benchmark API request failed: 401 Unauthorized: Invalid or missing API key. Create one with `bench serve --create-key`. (unauthorized)"
+        "Benchmark failed: Benchmark API request failed: 401 Unauthorized: Invalid or missing API key. Create one with `bench serve keys create`. (unauthorized)"
     );
 
     let mut no_key = hello_run(dir.path(), &server.url(), "", &[]);
@@ -233,7 +233,7 @@ fn auth_failures_and_api_errors_print_upstream_messages() {
     let mut lines = listed.stderr.lines();
     assert_eq!(
         lines.next(),
-        Some("API error: Benchmark API request failed: 401 Unauthorized: Invalid or missing API key. Create one with `bench serve --create-key`. (unauthorized)")
+        Some("API error: Benchmark API request failed: 401 Unauthorized: Invalid or missing API key. Create one with `bench serve keys create`. (unauthorized)")
     );
     let body: Value = serde_json::from_str(lines.next().unwrap()).unwrap();
     assert_eq!(body["error"]["code"], "unauthorized");

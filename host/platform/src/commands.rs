@@ -268,8 +268,9 @@ fn cell(value: &Value) -> String {
     }
 }
 
-/// A list of objects as aligned columns, an object as key/value lines.
-fn table(value: &Value, columns: &[&str]) -> String {
+/// A list of objects as aligned columns (`columns` of each, every key when empty), an
+/// object as key/value lines, anything else as `No results.`.
+pub fn table(value: &Value, columns: &[&str]) -> String {
     let (header, rows): (Vec<String>, Vec<Vec<String>>) = match value {
         Value::Array(items) if !items.is_empty() => {
             let mut keys: Vec<String> = columns.iter().map(|c| c.to_string()).collect();

@@ -94,7 +94,7 @@ pub(crate) async fn authenticate(
         .ok_or_else(Refusal::unauthorized)?
         .to_owned();
     let caller = database
-        .read(move |store| store.caller(&key))
+        .authenticate(move |store| store.caller(&key))
         .await?
         .ok_or_else(Refusal::unauthorized)?;
     let reads = matches!(*request.method(), Method::GET | Method::HEAD);

@@ -6,22 +6,28 @@
 //! It holds up against clients that misbehave: a connection has [`HEADER_TIMEOUT`] to send
 //! a request's head (and no longer to sit idle between requests), [`BODY_TIMEOUT`] to send
 //! its body, at most [`MAX_CONNECTIONS`] are served at once, and bodies are read only after
-//! the caller is authenticated, up to the limit of their route.
+//! the caller is authenticated, up to the limit of their route. Every answer carries the
+//! security headers of [`headers`]. Organizations and API keys are managed without SQL by
+//! the functions below (`bench serve orgs …`, `bench serve keys …`).
 
 mod dashboard;
 mod db;
 mod extract;
+mod headers;
 mod refusal;
 mod router;
 mod tokens;
 
+pub use db::{KeyRow, OrgRow};
+
 use anyhow::{anyhow, Context as _, Result};
+use axum::middleware;
 use db::{Database, Store};
 use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::service::TowerToHyperService;
 use std::io::Write;
 use std::net::{IpAddr, SocketAddr};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::Semaphore;
@@ -49,6 +55,9 @@ pub struct ServeOptions {
     /// The URL clients reach the server at, for the artifact links it hands out; the
     /// listen address when `None`.
     pub public_url: Option<String>,
+    /// Another origin (a host name of its own) the artifact download links point to, so an
+    /// artifact never opens in the dashboard's origin.
+    pub artifact_origin: Option<String>,
     /// Create an API key (printed once) before serving.
     pub create_key: bool,
     /// The organization of the key created (`local` when `None`).
@@ -71,9 +80,14 @@ pub async fn serve(options: ServeOptions) -> Result<()> {
         .with_context(|| format!("cannot listen on {host}:{port}"))?;
     let address = listener.local_addr()?;
     let public_url = match &options.public_url {
-        Some(url) => public_url(url)?,
+        Some(url) => checked_url("--public-url", url)?,
         None => format!("http://{address}"),
     };
+    let artifact_origin = options
+        .artifact_origin
+        .as_deref()
+        .map(|url| checked_url("--artifact-origin", url))
+        .transpose()?;
     let mut out = std::io::stdout();
     writeln!(out, "Listening on http://{address}")?;
     if options.create_key {
@@ -96,28 +110,71 @@ pub async fn serve(options: ServeOptions) -> Result<()> {
         .run(|store| store.token_secret())
         .await
         .map_err(|refusal| anyhow!("cannot read the token secret: {}", refusal.message))?;
-    let secure_cookies = public_url.starts_with("https://");
     let dashboard = dashboard::Dashboard::new(
         database.clone(),
-        tokens::Tokens::new(&secret),
+        &public_url,
         options.public_read,
-        secure_cookies,
+        dashboard::Heavy::for_this_machine(),
     );
-    let app = router::router(database, router::Links::new(public_url, &secret))
+    let links = router::Links::new(&public_url, artifact_origin.as_deref(), &secret);
+    let app = router::router(database, links)
         .merge(dashboard::routes(dashboard))
+        .layer(middleware::from_fn(headers::secure))
         .layer(RequestBodyTimeoutLayer::new(BODY_TIMEOUT));
     accept(listener, app).await;
     Ok(())
 }
 
-/// `--public-url` without a trailing slash; an error unless it is an http(s) URL.
-fn public_url(url: &str) -> Result<String> {
+/// The URL of `flag` without a trailing slash; an error unless it is an http(s) URL.
+fn checked_url(flag: &str, url: &str) -> Result<String> {
     let trimmed = url.trim_end_matches('/');
     let scheme_ok = trimmed.starts_with("http://") || trimmed.starts_with("https://");
     if !scheme_ok || trimmed.contains(char::is_whitespace) {
-        anyhow::bail!("--public-url must be an http:// or https:// URL (got {url:?})");
+        anyhow::bail!("{flag} must be an http:// or https:// URL (got {url:?})");
     }
     Ok(trimmed.to_owned())
+}
+
+/// Runs `job` on the database file `db` (created if missing), in one transaction.
+fn administer<T>(db: &Path, job: impl FnOnce(&Store) -> Result<T, refusal::Refusal>) -> Result<T> {
+    let store = Store::open(db).with_context(|| format!("cannot open {}", db.display()))?;
+    store
+        .transact(job)
+        .map_err(|refusal| anyhow!("{}", refusal.message))
+}
+
+/// `bench serve orgs create`: a new organization.
+pub fn create_org(db: &Path, slug: &str) -> Result<OrgRow> {
+    administer(db, |store| store.create_org(slug))
+}
+
+/// `bench serve orgs list`: every organization, with its keys and benchmarks counted.
+pub fn orgs(db: &Path) -> Result<Vec<OrgRow>> {
+    administer(db, Store::orgs)
+}
+
+/// `bench serve keys create`: a new API key of the existing organization `org` (maybe
+/// read-only), returned once (only its hash is stored).
+pub fn create_key(db: &Path, org: &str, read_only: bool) -> Result<String> {
+    administer(db, |store| {
+        if !store.has_org(org)? {
+            return Err(refusal::Refusal::bad_request(format!(
+                "there is no organization {org:?}; create it with `bench serve orgs create {org}`"
+            )));
+        }
+        store.create_key(org, read_only)
+    })
+}
+
+/// `bench serve keys list`: every API key by its prefix (never the key).
+pub fn keys(db: &Path) -> Result<Vec<KeyRow>> {
+    administer(db, Store::keys)
+}
+
+/// `bench serve keys revoke`: deletes the key named by `name` (the key or its prefix) and
+/// ends its dashboard sessions; a server using the file refuses it from its next request.
+pub fn revoke_key(db: &Path, name: &str) -> Result<KeyRow> {
+    administer(db, |store| store.revoke_key(name))
 }
 
 /// Serves each connection of `listener` on its own task, [`MAX_CONNECTIONS`] at once, until
@@ -164,11 +221,13 @@ mod tests {
     #[test]
     fn a_public_url_is_an_http_url() {
         assert_eq!(
-            public_url("https://bench.example.com/").unwrap(),
+            checked_url("--public-url", "https://bench.example.com/").unwrap(),
             "https://bench.example.com"
         );
         assert_eq!(
-            public_url("ftp://x").unwrap_err().to_string(),
+            checked_url("--public-url", "ftp://x")
+                .unwrap_err()
+                .to_string(),
             "--public-url must be an http:// or https:// URL (got \"ftp://x\")"
         );
     }

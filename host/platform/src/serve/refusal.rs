@@ -50,7 +50,7 @@ impl Refusal {
         Self::new(
             StatusCode::UNAUTHORIZED,
             "unauthorized",
-            "Invalid or missing API key. Create one with `bench serve --create-key`.",
+            "Invalid or missing API key. Create one with `bench serve keys create`.",
         )
     }
 

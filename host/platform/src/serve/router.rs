@@ -30,19 +30,24 @@ use axum::{middleware, Extension, Json, Router};
 use serde_json::Value;
 use std::time::SystemTime;
 
-/// Where the links the server hands out point: its public URL, with transfer tokens
-/// signed by [`Tokens`].
+/// Where the links the server hands out point: uploads under its public URL, downloads
+/// under the artifact origin (its public URL unless `--artifact-origin` names another), with
+/// transfer tokens signed by [`Tokens`].
 #[derive(Clone)]
 pub(crate) struct Links {
     api_root: String,
+    download_root: String,
     tokens: Tokens,
 }
 
 impl Links {
-    /// Links under `public_url` (no trailing slash), signed with `secret`.
-    pub(crate) fn new(public_url: String, secret: &[u8]) -> Self {
+    /// Links under `public_url` (no trailing slash), downloads under `artifact_origin` when
+    /// given, signed with `secret`.
+    pub(crate) fn new(public_url: &str, artifact_origin: Option<&str>, secret: &[u8]) -> Self {
+        let artifact_origin = artifact_origin.unwrap_or(public_url);
         Self {
             api_root: format!("{public_url}{}", paths::API_ROOT),
+            download_root: format!("{artifact_origin}{}", paths::API_ROOT),
             tokens: Tokens::new(secret),
         }
     }
@@ -50,11 +55,11 @@ impl Links {
     /// A signed upload or download link of an artifact.
     fn transfer(&self, transfer: Transfer, artifact_id: &str) -> String {
         let token = self.tokens.issue(transfer, artifact_id, SystemTime::now());
-        let template = match transfer {
-            Transfer::Upload => paths::UPLOAD,
-            Transfer::Download => paths::DOWNLOAD,
+        let (root, template) = match transfer {
+            Transfer::Upload => (&self.api_root, paths::UPLOAD),
+            Transfer::Download => (&self.download_root, paths::DOWNLOAD),
         };
-        format!("{}{}", self.api_root, fill(template, &[&token]))
+        format!("{root}{}", fill(template, &[&token]))
     }
 }
 
@@ -467,6 +472,9 @@ async fn upload(
         .map(Json)
 }
 
+/// `GET /downloads/{token}`: the artifact's body as a file to save, never a page: its
+/// served type (one of a list no browser runs), `Content-Disposition:
+/// attachment` and the sandboxing policy of every non-page answer.
 async fn download(
     State(database): State<Database>,
     Extension(links): Extension<Links>,
@@ -475,8 +483,41 @@ async fn download(
     let id = links
         .tokens
         .check(Transfer::Download, &token, SystemTime::now())?;
-    let (content_type, body) = database.read(move |store| store.download(&id)).await?;
-    Ok(([(header::CONTENT_TYPE, content_type)], body))
+    let download = database.read(move |store| store.download(&id)).await?;
+    let disposition = format!(
+        "attachment; filename=\"{}\"",
+        file_name(download.name.as_deref())
+    );
+    Ok((
+        [
+            (header::CONTENT_TYPE, download.content_type.to_owned()),
+            (header::CONTENT_DISPOSITION, disposition),
+            (header::CACHE_CONTROL, "private, no-store".to_owned()),
+        ],
+        download.body,
+    ))
+}
+
+/// An artifact's name as a download's file name: its letters, digits, `.`, `_` and `-`
+/// (others become `_`, at most 100), `artifact` without one.
+fn file_name(name: Option<&str>) -> String {
+    let name: String = name
+        .unwrap_or_default()
+        .chars()
+        .take(100)
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-') {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    if name.trim_matches(['.', '_']).is_empty() {
+        "artifact".into()
+    } else {
+        name
+    }
 }
 
 #[cfg(test)]
@@ -495,10 +536,11 @@ mod tests {
         key: String,
     }
 
-    /// An answer: status, content type and body.
+    /// An answer: status, content type, content disposition and body.
     struct Reply {
         status: StatusCode,
         content_type: String,
+        disposition: String,
         body: Vec<u8>,
     }
 
@@ -513,7 +555,7 @@ mod tests {
             let dir = tempfile::tempdir().unwrap();
             let store = Store::open(&dir.path().join("bench.db")).unwrap();
             let key = store.create_key("local", false).unwrap();
-            let links = Links::new("http://bench.test".into(), &store.token_secret().unwrap());
+            let links = Links::new("http://bench.test", None, &store.token_secret().unwrap());
             Self {
                 _dir: dir,
                 router: router(Database::new(store), links),
@@ -533,11 +575,15 @@ mod tests {
 
         async fn send(&self, request: Request<Body>) -> Reply {
             let response = self.router.clone().oneshot(request).await.unwrap();
-            let content_type = response
-                .headers()
-                .get(header::CONTENT_TYPE)
-                .map(|value| value.to_str().unwrap().to_owned())
-                .unwrap_or_default();
+            let text = |name| {
+                response
+                    .headers()
+                    .get(name)
+                    .map(|value: &header::HeaderValue| value.to_str().unwrap().to_owned())
+                    .unwrap_or_default()
+            };
+            let content_type = text(header::CONTENT_TYPE);
+            let disposition = text(header::CONTENT_DISPOSITION);
             let status = response.status();
             let body = axum::body::to_bytes(response.into_body(), usize::MAX)
                 .await
@@ -546,6 +592,7 @@ mod tests {
             Reply {
                 status,
                 content_type,
+                disposition,
                 body,
             }
         }
@@ -608,7 +655,7 @@ mod tests {
         let unauthorized = error(
             StatusCode::UNAUTHORIZED,
             "unauthorized",
-            "Invalid or missing API key. Create one with `bench serve --create-key`.",
+            "Invalid or missing API key. Create one with `bench serve keys create`.",
         );
         // No header, an unknown key, and the right key without the `Bearer` scheme.
         for authorization in [None, Some("Bearer bp_wrong"), Some(platform.key.as_str())] {
@@ -714,7 +761,8 @@ mod tests {
                 "{path}"
             );
         }
-        let taken = platform
+        // The same slug is another benchmark in another organization.
+        let mine = platform
             .send(with(
                 &acme,
                 Method::PUT,
@@ -722,7 +770,19 @@ mod tests {
                 Some(json!({"name": "Mine"})),
             ))
             .await;
-        assert_eq!(taken.status, StatusCode::CONFLICT);
+        assert_eq!(mine.status, StatusCode::OK);
+        let runs = platform
+            .send(with(&acme, Method::GET, "/api/v1/benchmarks/s/runs", None))
+            .await;
+        assert_eq!(
+            runs.json(),
+            json!({"items": []}),
+            "local's runs stay local's"
+        );
+        let theirs = platform
+            .call(Method::GET, "/api/v1/benchmarks/s", None)
+            .await;
+        assert_eq!(theirs.json()["benchmark"]["name"], "S");
         let me = platform
             .send(with(&acme, Method::GET, "/api/v1/me", None))
             .await;
@@ -909,6 +969,14 @@ mod tests {
         assert_eq!(failed.json()["worker"]["errorMessage"], "no");
     }
 
+    #[test]
+    fn a_download_is_named_by_a_safe_file_name() {
+        assert_eq!(file_name(Some("metrics.jsonl")), "metrics.jsonl");
+        assert_eq!(file_name(Some("\"a\r\n b/../x.html")), "_a___b_.._x.html");
+        assert_eq!(file_name(Some("..")), "artifact");
+        assert_eq!(file_name(None), "artifact");
+    }
+
     #[tokio::test]
     async fn artifact_bodies_travel_by_signed_links_one_direction_each() {
         let platform = Platform::new();
@@ -969,6 +1037,10 @@ mod tests {
         let downloaded = platform.send(download).await;
         assert_eq!(downloaded.status, StatusCode::OK);
         assert_eq!(downloaded.content_type, "text/plain");
+        assert_eq!(
+            downloaded.disposition,
+            "attachment; filename=\"worker.log\""
+        );
         assert_eq!(downloaded.body, b"hello");
 
         // A download link cannot write, an upload link cannot read.

@@ -1,8 +1,7 @@
 //! The tokens of artifact transfer URLs: `<artifact id>.<expiry>.<signature>`, signed with
 //! HMAC-SHA256 under a secret kept in the database. An upload token and a download token
 //! of one artifact differ (the signature covers the direction), so a download link cannot
-//! write; each lives [`TOKEN_LIFETIME`]. Dashboard sessions are tokens of the same kind,
-//! `<organization>.<expiry>.<signature>`, living [`SESSION_LIFETIME`].
+//! write; each lives [`TOKEN_LIFETIME`].
 
 use super::refusal::Refusal;
 use ring::hmac;
@@ -10,9 +9,6 @@ use std::time::{Duration, SystemTime};
 
 /// How long a transfer token is good for.
 pub(crate) const TOKEN_LIFETIME: Duration = Duration::from_secs(15 * 60);
-
-/// How long a dashboard session lasts.
-pub(crate) const SESSION_LIFETIME: Duration = Duration::from_secs(12 * 60 * 60);
 
 /// The direction a token allows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -99,40 +95,6 @@ impl Tokens {
     }
 }
 
-impl Tokens {
-    /// A dashboard session of organization `org` (a slug: no `.`), good for
-    /// [`SESSION_LIFETIME`] from `now`.
-    pub(crate) fn issue_session(&self, org: &str, now: SystemTime) -> String {
-        let expires = seconds(now + SESSION_LIFETIME);
-        let signature = hmac::sign(&self.key, session_signed(org, expires).as_bytes());
-        format!("{org}.{expires}.{}", hex::encode(signature.as_ref()))
-    }
-
-    /// The organization of a session token of ours that has not expired at `now`.
-    pub(crate) fn check_session(&self, token: &str, now: SystemTime) -> Option<String> {
-        let mut parts = token.rsplitn(3, '.');
-        let (Some(signature), Some(expires), Some(org)) =
-            (parts.next(), parts.next(), parts.next())
-        else {
-            return None;
-        };
-        let expires: u64 = expires.parse().ok()?;
-        let signature = hex::decode(signature).ok()?;
-        hmac::verify(
-            &self.key,
-            session_signed(org, expires).as_bytes(),
-            &signature,
-        )
-        .ok()?;
-        (seconds(now) <= expires).then(|| org.to_owned())
-    }
-}
-
-/// What a session token's signature covers.
-fn session_signed(org: &str, expires: u64) -> String {
-    format!("session:{org}:{expires}")
-}
-
 fn seconds(at: SystemTime) -> u64 {
     at.duration_since(SystemTime::UNIX_EPOCH)
         .unwrap_or_default()
@@ -176,23 +138,5 @@ mod tests {
                 .status,
             axum::http::StatusCode::FORBIDDEN
         );
-    }
-
-    #[test]
-    fn a_session_names_its_organization_until_it_expires() {
-        let tokens = Tokens::new(b"secret");
-        let now = SystemTime::now();
-        let session = tokens.issue_session("acme", now);
-        assert_eq!(tokens.check_session(&session, now).as_deref(), Some("acme"));
-        let forged = session.replacen("acme", "other", 1);
-        assert_eq!(tokens.check_session(&forged, now), None);
-        assert_eq!(Tokens::new(b"other").check_session(&session, now), None);
-        // An artifact token is not a session, nor the other way round.
-        let upload = tokens.issue(Transfer::Upload, "acme", now);
-        assert_eq!(tokens.check_session(&upload, now), None);
-        assert!(tokens.check(Transfer::Upload, &session, now).is_err());
-        assert_eq!(tokens.check_session("", now), None);
-        let later = now + SESSION_LIFETIME + Duration::from_secs(2);
-        assert_eq!(tokens.check_session(&session, later), None);
     }
 }

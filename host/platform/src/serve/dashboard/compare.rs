@@ -1,14 +1,15 @@
 //! The compare page: two runs of a benchmark picked from its runs, compared as
-//! `bench compare` compares two results directories ([`bench_runtime::compare`]): each
-//! run's stored records are streamed into its samples (no record kept), then the two are
-//! compared with the defaults of `bench compare` (±2 % noise band, 10 000 resamples,
-//! seed 1, 95 % intervals).
+//! `bench compare` compares two results directories ([`bench_runtime::compare`]): on a turn
+//! of the heavy pages, each run's stored records are streamed into its samples a slice at a
+//! time (no record kept, no reader held while they are taken), then the two are compared
+//! with the defaults of `bench compare` (±2 % noise band, 10 000 resamples, seed 1, 95 %
+//! intervals).
 
-use super::pages::{page_answer, refused};
+use super::pages::{page_answer, reader_or_return, refused};
 use super::Dashboard;
 use crate::api::paths::fill;
 use crate::api::types::{Page, Run};
-use crate::serve::db::Store;
+use crate::serve::db::{Database, Store};
 use crate::serve::refusal::Refusal;
 use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, Uri};
@@ -51,9 +52,7 @@ pub(super) async fn compare_page(
     headers: HeaderMap,
     uri: Uri,
 ) -> Response {
-    if let Some(answer) = dashboard.refusal(&headers, &org, &uri) {
-        return answer;
-    }
+    let reader = reader_or_return!(dashboard, headers, org, uri);
     let database = dashboard.database.scoped(&org);
     let wanted = slug.clone();
     let page = Page {
@@ -83,11 +82,11 @@ pub(super) async fn compare_page(
         "comparison": null,
     });
     if let (Some(a), Some(b)) = (picked.a, picked.b) {
-        let (wanted, ids) = (slug.clone(), [a, b]);
-        let collected = database
-            .read(move |store| collect_runs(store, &wanted, &ids))
-            .await;
-        let runs = match collected {
+        let _turn = match dashboard.heavy.turn(&org).await {
+            Ok(turn) => turn,
+            Err(busy) => return busy,
+        };
+        let runs = match collect_runs(&database, &slug, [a, b]).await {
             Ok(runs) => runs,
             Err(refusal) => return refused(&refusal),
         };
@@ -110,32 +109,46 @@ pub(super) async fn compare_page(
         &format!("Compare · {slug} · bench"),
         &data,
         &[("Benchmarks", &benchmarks), (&slug, &benchmark)],
+        reader,
     )
 }
 
 /// The samples of runs `ids` of benchmark `slug`, each named by its run's name; a run
 /// that cannot be compared (no records, not scorable) is an error of its own.
-fn collect_runs(
-    store: &Store,
+async fn collect_runs(
+    database: &Database,
     slug: &str,
-    ids: &[String],
+    ids: [String; 2],
 ) -> Result<Vec<anyhow::Result<RunSamples>>, Refusal> {
-    let config = store.get_benchmark(slug)?.benchmark.config;
     let mut runs = Vec::new();
     for id in ids {
-        let results = store.run_results(slug, id)?;
-        let run = &results.run;
-        let name = run.name.clone().unwrap_or_else(|| run.id.clone());
-        let mut collector = SampleCollector::new(manifest(run, &results.summary, &config)?, name);
-        store.each_task_record(id, |participant, text| {
-            // Records this runner cannot read (another version's shape) are left out.
-            if let Ok(record) = serde_json::from_str::<TaskRecord>(text) {
-                collector.add(participant, &record);
-            }
-        })?;
+        let (wanted, run_id) = (slug.to_owned(), id.clone());
+        let collector = database
+            .read(move |store| start_collecting(store, &wanted, &run_id))
+            .await?;
+        let collector = database
+            .fold_task_records(&id, collector, |collector, participant, text| {
+                // Records this runner cannot read (another version's shape) are left out.
+                if let Ok(record) = serde_json::from_str::<TaskRecord>(text) {
+                    collector.add(participant, &record);
+                }
+            })
+            .await?;
         runs.push(collector.finish());
     }
     Ok(runs)
+}
+
+/// The sample collector of run `id` of benchmark `slug`, no record taken yet.
+fn start_collecting(store: &Store, slug: &str, id: &str) -> Result<SampleCollector, Refusal> {
+    let config = store.get_benchmark(slug)?.benchmark.config;
+    let results = store.run_results(slug, id)?;
+    let run = &results.run;
+    let name = run.name.clone().unwrap_or_else(|| run.id.clone());
+    Ok(SampleCollector::new(
+        manifest(run, &results.summary, &config)?,
+        name,
+    ))
 }
 
 /// The `run.json` of a stored run: its `runConfig`, the benchmark's display, and the host

@@ -1,9 +1,10 @@
 //! The dashboard's pages: each checks the reader's access, reads what it shows in one read
-//! transaction and renders it with the run page's generator of `bench-runtime`
+//! transaction (a run's records a slice at a time, on its turn of the heavy pages) and
+//! renders it with the run page's generator of `bench-runtime`
 //! ([`bench_runtime::report::page`]).
 
-use super::session::message_page;
-use super::{Dashboard, CHARTS_PATH};
+use super::session::{message_page, Reader};
+use super::{page_headers, Dashboard, CHARTS_PATH, PAGE_PATH};
 use crate::api::paths::fill;
 use crate::api::types::{Benchmark, BenchmarkResult, Page, Run, RunResults};
 use crate::serve::db::Store;
@@ -14,6 +15,7 @@ use axum::response::{Html, IntoResponse, Response};
 use bench_runtime::record::TaskRecord;
 use bench_runtime::report::page::{
     self, render, LogTail, RunHeader, RunPage, Scripts, CHARTS_JS, LOG_TAIL_BYTES, MAX_LOGS,
+    PAGE_JS,
 };
 use serde_json::{json, Map, Value};
 use std::collections::HashMap;
@@ -32,15 +34,36 @@ const METRICS_BYTES_PER_UPLOAD: u64 = 4 << 20;
 
 /// `GET /assets/echarts.min.js`: the chart library.
 pub(super) async fn charts() -> Response {
+    script(CHARTS_JS)
+}
+
+/// `GET /assets/page.js`: the script that draws every page from its data.
+pub(super) async fn page_script() -> Response {
+    script(PAGE_JS)
+}
+
+/// A script of the pages, cached an hour.
+fn script(text: &'static str) -> Response {
     (
         [
             (header::CONTENT_TYPE, "text/javascript; charset=utf-8"),
             (header::CACHE_CONTROL, "public, max-age=3600"),
         ],
-        CHARTS_JS,
+        text,
     )
         .into_response()
 }
+
+/// The reader of `org`'s page, or the answer that refuses it.
+macro_rules! reader_or_return {
+    ($dashboard:expr, $headers:expr, $org:expr, $uri:expr) => {
+        match $dashboard.reader(&$headers, &$org, &$uri).await {
+            Ok(reader) => reader,
+            Err(answer) => return answer,
+        }
+    };
+}
+pub(super) use reader_or_return;
 
 /// `GET /{org}/benchmarks`.
 pub(super) async fn benchmarks(
@@ -49,9 +72,7 @@ pub(super) async fn benchmarks(
     headers: HeaderMap,
     uri: Uri,
 ) -> Response {
-    if let Some(answer) = dashboard.refusal(&headers, &org, &uri) {
-        return answer;
-    }
+    let reader = reader_or_return!(dashboard, headers, org, uri);
     let page = Page {
         limit: Some(MAX_BENCHMARKS),
         offset: None,
@@ -77,7 +98,7 @@ pub(super) async fn benchmarks(
         })
         .collect();
     let data = json!({"page": "benchmarks", "benchmarks": rows});
-    page_answer("Benchmarks · bench", &data, &[])
+    page_answer("Benchmarks · bench", &data, &[], reader)
 }
 
 /// What a benchmark's page reads.
@@ -95,9 +116,7 @@ pub(super) async fn benchmark(
     headers: HeaderMap,
     uri: Uri,
 ) -> Response {
-    if let Some(answer) = dashboard.refusal(&headers, &org, &uri) {
-        return answer;
-    }
+    let reader = reader_or_return!(dashboard, headers, org, uri);
     let wanted = slug.clone();
     let reading = dashboard
         .database
@@ -157,6 +176,7 @@ pub(super) async fn benchmark(
         &format!("{name} · bench"),
         &data,
         &[("Benchmarks", &benchmarks)],
+        reader,
     )
 }
 
@@ -200,25 +220,45 @@ fn overall_rows(results: &Value) -> Vec<Value> {
 }
 
 /// `GET /{org}/benchmarks/{slug}/runs/{run_id}`: the run page — the content of the HTML
-/// report, from the run's submitted summary and stored records.
+/// report, from the run's submitted summary and stored records (on a turn of the heavy
+/// pages).
 pub(super) async fn run(
     State(dashboard): State<Dashboard>,
     Path((org, slug, run_id)): Path<(String, String, String)>,
     headers: HeaderMap,
     uri: Uri,
 ) -> Response {
-    if let Some(answer) = dashboard.refusal(&headers, &org, &uri) {
-        return answer;
-    }
+    let reader = reader_or_return!(dashboard, headers, org, uri);
+    let _turn = match dashboard.heavy.turn(&org).await {
+        Ok(turn) => turn,
+        Err(busy) => return busy,
+    };
+    let database = dashboard.database.scoped(&org);
     let (wanted_slug, wanted_run) = (slug.clone(), run_id.clone());
-    let reading = dashboard
-        .database
-        .scoped(&org)
+    let reading = database
         .read(move |store| read_run(store, &wanted_slug, &wanted_run))
         .await;
-    let (data, title) = match reading {
+    let mut reading = match reading {
         Ok(reading) => reading,
         Err(refusal) => return refused(&refusal),
+    };
+    let page = std::mem::take(&mut reading.page);
+    let page = database
+        .fold_task_records(&run_id, page, |page, participant, text| {
+            // A stored record this runner cannot read is left out of the page.
+            if let Ok(record) = serde_json::from_str::<TaskRecord>(text) {
+                page.add(participant, &record);
+            }
+        })
+        .await;
+    let page = match page {
+        Ok(page) => page,
+        Err(refusal) => return refused(&refusal),
+    };
+    let title = reading.title.clone();
+    let data = match tokio::task::spawn_blocking(move || reading.finish(page)).await {
+        Ok(data) => data,
+        Err(error) => return refused(&Refusal::internal(format!("The page failed: {error}"))),
     };
     let benchmarks = fill("/{org}/benchmarks", &[&org]);
     let benchmark = fill("/{org}/benchmarks/{slug}", &[&org, &slug]);
@@ -226,11 +266,33 @@ pub(super) async fn run(
         &title,
         &data,
         &[("Benchmarks", &benchmarks), (&slug, &benchmark)],
+        reader,
     )
 }
 
-/// The run page's data and title.
-fn read_run(store: &Store, slug: &str, run_id: &str) -> Result<(Value, String), Refusal> {
+/// What a run page reads besides the run's records.
+struct RunReading {
+    /// The page, its participants named (in the summary's order).
+    page: RunPage,
+    header: RunHeader,
+    summary: Value,
+    /// The ends of the run's `system-metrics` uploads, one after another.
+    metrics: Vec<u8>,
+    logs: Vec<LogTail>,
+    title: String,
+}
+
+impl RunReading {
+    /// The page's data, once `page` took every record.
+    fn finish(self, page: RunPage) -> Value {
+        // Each upload's end is at most 4 MiB: no line is too long.
+        let system = page::system_metrics(&self.metrics[..]).ok().flatten();
+        page.finish(&self.header, &self.summary, system, &self.logs)
+    }
+}
+
+/// What the run page shows besides the run's records.
+fn read_run(store: &Store, slug: &str, run_id: &str) -> Result<RunReading, Refusal> {
     let results = store.run_results(slug, run_id)?;
     let benchmark = store.get_benchmark(slug)?.benchmark;
     let mut page = RunPage::new();
@@ -239,25 +301,17 @@ fn read_run(store: &Store, slug: &str, run_id: &str) -> Result<(Value, String), 
             page.participant(name);
         }
     }
-    store.each_task_record(run_id, |participant, text| {
-        // A stored record this runner cannot read is left out of the page.
-        if let Ok(record) = serde_json::from_str::<TaskRecord>(text) {
-            page.add(participant, &record);
-        }
-    })?;
     let header = run_header(&results, &benchmark.name);
-    let mut lines: Vec<u8> = Vec::new();
+    let mut metrics: Vec<u8> = Vec::new();
     for (_, end, _) in store.artifact_ends(
         run_id,
         "system-metrics",
         METRICS_BYTES_PER_UPLOAD,
         METRICS_UPLOADS,
     )? {
-        lines.extend_from_slice(&end);
-        lines.push(b'\n');
+        metrics.extend_from_slice(&end);
+        metrics.push(b'\n');
     }
-    // Each upload's end is at most 4 MiB: no line is too long.
-    let system = page::system_metrics(&lines[..]).ok().flatten();
     let logs: Vec<LogTail> = store
         .artifact_ends(run_id, "coordinator.log", LOG_TAIL_BYTES, MAX_LOGS)?
         .into_iter()
@@ -272,7 +326,14 @@ fn read_run(store: &Store, slug: &str, run_id: &str) -> Result<(Value, String), 
         "{} · bench",
         results.run.name.as_deref().unwrap_or(&results.run.id)
     );
-    Ok((page.finish(&header, &summary, system, &logs), title))
+    Ok(RunReading {
+        page,
+        header,
+        summary,
+        metrics,
+        logs,
+        title,
+    })
 }
 
 /// The header of a stored run: its `runConfig`, creation time and the git origin its
@@ -293,17 +354,23 @@ fn run_header(results: &RunResults, benchmark_name: &str) -> RunHeader {
     }
 }
 
-/// A page of the dashboard.
-pub(super) fn page_answer(title: &str, data: &Value, links: &[(&str, &str)]) -> Response {
-    let html = render(
-        title,
-        data,
-        Scripts::Linked {
-            charts: CHARTS_PATH,
-        },
-        links,
-    );
-    ([(header::CACHE_CONTROL, "no-store")], Html(html)).into_response()
+/// A page of the dashboard: its bar of `links`, and a way to log out for a session.
+pub(super) fn page_answer(
+    title: &str,
+    data: &Value,
+    links: &[(&str, &str)],
+    reader: Reader,
+) -> Response {
+    let mut links = links.to_vec();
+    if reader == Reader::Session {
+        links.push(("Log out", "/logout"));
+    }
+    let scripts = Scripts::Linked {
+        charts: CHARTS_PATH,
+        page: PAGE_PATH,
+    };
+    let html = render(title, data, scripts, &links);
+    (page_headers(), Html(html)).into_response()
 }
 
 /// The page of a refused read (an unknown benchmark or run: 404).

@@ -1,6 +1,8 @@
 //! Artifacts of workers (logs, system metrics), each of one run: created through the API,
 //! their body uploaded and downloaded through signed links (`super::super::tokens`), and
-//! the secret those links are signed with.
+//! the secret those links are signed with. An artifact is stored and served as one of the
+//! media types of [`SERVED_TYPES`] whatever its uploader declared: none is a page a browser
+//! would run.
 
 use super::{json_column, now, random_hex, random_id, Refusal, Store};
 use crate::api::types::{Acknowledged, Artifact, CreateArtifact, Items};
@@ -9,6 +11,41 @@ use serde_json::Value;
 
 /// Bytes of the secret that signs transfer links.
 const SECRET_BYTES: usize = 32;
+
+/// The media types an artifact is served as; any other is served as the last one.
+const SERVED_TYPES: &[&str] = &[
+    "text/plain",
+    "application/json",
+    "application/x-ndjson",
+    "application/gzip",
+    "application/octet-stream",
+];
+
+/// The media type an artifact declared as `declared` is stored and served as: its type
+/// (without parameters, in lower case) when it is one of [`SERVED_TYPES`], else
+/// `application/octet-stream`.
+pub(crate) fn served_type(declared: Option<&str>) -> &'static str {
+    let essence = declared
+        .and_then(|declared| declared.split(';').next())
+        .map(|essence| essence.trim().to_ascii_lowercase())
+        .unwrap_or_default();
+    SERVED_TYPES
+        .iter()
+        .find(|served| **served == essence)
+        .copied()
+        .unwrap_or("application/octet-stream")
+}
+
+/// An uploaded artifact's body as a download serves it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Download {
+    /// One of [`SERVED_TYPES`].
+    pub(crate) content_type: &'static str,
+    /// Its file name, when it has one.
+    pub(crate) name: Option<String>,
+    /// Its bytes.
+    pub(crate) body: Vec<u8>,
+}
 
 impl Store {
     /// The secret that signs transfer links, made on first use.
@@ -58,7 +95,7 @@ impl Store {
                 body.attempt_id,
                 body.kind,
                 body.name,
-                body.content_type,
+                served_type(body.content_type.as_deref()),
                 metadata,
                 id,
                 now()
@@ -113,17 +150,20 @@ impl Store {
         Ok(Acknowledged { ok: true })
     }
 
-    /// `GET /downloads/{token}`: an uploaded artifact's content type and body.
-    pub(crate) fn download(&self, id: &str) -> Result<(String, Vec<u8>), Refusal> {
+    /// `GET /downloads/{token}`: an uploaded artifact's body, name and served type (of an
+    /// artifact stored before types were checked, too).
+    pub(crate) fn download(&self, id: &str) -> Result<Download, Refusal> {
         self.db
             .query_row(
-                "SELECT content_type, body FROM artifacts WHERE id = ?1 AND body IS NOT NULL",
+                "SELECT content_type, name, body FROM artifacts WHERE id = ?1 AND body IS NOT NULL",
                 [id],
                 |row| {
-                    let content_type: Option<String> = row.get(0)?;
-                    let content_type =
-                        content_type.unwrap_or_else(|| "application/octet-stream".into());
-                    Ok((content_type, row.get(1)?))
+                    let declared: Option<String> = row.get(0)?;
+                    Ok(Download {
+                        content_type: served_type(declared.as_deref()),
+                        name: row.get(1)?,
+                        body: row.get(2)?,
+                    })
                 },
             )
             .optional()?
@@ -200,6 +240,30 @@ mod tests {
     use serde_json::json;
 
     #[test]
+    fn only_types_no_browser_runs_are_served() {
+        assert_eq!(served_type(Some("text/plain; charset=utf-8")), "text/plain");
+        assert_eq!(served_type(Some(" Application/JSON")), "application/json");
+        assert_eq!(
+            served_type(Some("application/x-ndjson")),
+            "application/x-ndjson"
+        );
+        for hostile in [
+            "text/html",
+            "image/svg+xml",
+            "text/xml",
+            "application/javascript",
+            "",
+        ] {
+            assert_eq!(
+                served_type(Some(hostile)),
+                "application/octet-stream",
+                "{hostile}"
+            );
+        }
+        assert_eq!(served_type(None), "application/octet-stream");
+    }
+
+    #[test]
     fn an_artifact_body_goes_up_and_comes_back_by_token() {
         let (_dir, store) = store();
         let (run_id, worker_id, attempt_id) = claimed(&store);
@@ -223,7 +287,11 @@ mod tests {
         store.upload(&artifact.id, b"hello").unwrap();
         assert_eq!(
             store.download(&artifact.id).unwrap(),
-            ("text/plain".to_owned(), b"hello".to_vec())
+            Download {
+                content_type: "text/plain",
+                name: Some("worker.log".into()),
+                body: b"hello".to_vec()
+            }
         );
         let stored = store
             .get_artifact("s", &run_id, &worker_id, &artifact.id)

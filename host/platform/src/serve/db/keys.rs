@@ -1,5 +1,7 @@
 //! API keys, of which only a hash is stored, each of one organisation and maybe read-only,
 //! and idempotency keys, under which the first answer to a create is remembered.
+//! Organizations and keys as an operator manages them are in `admin`, dashboard sessions
+//! in `sessions`.
 
 use super::{now, random_hex, typed_column, Refusal, Store};
 use crate::api::types::{Me, Organization, User};
@@ -15,7 +17,7 @@ pub(crate) const ORG_SLUG: &str = "local";
 const MAX_ORG_SLUG: usize = 64;
 
 /// Characters of a key kept in clear to name it (`bp_` and 6 hex digits).
-const PREFIX_LEN: usize = 9;
+pub(super) const PREFIX_LEN: usize = 9;
 
 /// Who sends a request: the holder of a valid API key.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -47,23 +49,36 @@ impl Caller {
     }
 }
 
-fn hash_key(key: &str) -> String {
+/// The stored hash of a secret (an API key, a session token).
+pub(super) fn hash_key(key: &str) -> String {
     hex::encode(Sha256::digest(key.as_bytes()))
 }
 
+/// Refuses a slug that is not 1 to [`MAX_ORG_SLUG`] of `a-z`, `0-9` and `-`.
+pub(super) fn check_org_slug(org: &str) -> Result<(), Refusal> {
+    let slug_ok = !org.is_empty()
+        && org.len() <= MAX_ORG_SLUG
+        && org
+            .bytes()
+            .all(|byte| byte.is_ascii_lowercase() || byte.is_ascii_digit() || byte == b'-');
+    if slug_ok {
+        Ok(())
+    } else {
+        Err(Refusal::bad_request(format!(
+            "an organization slug is 1 to {MAX_ORG_SLUG} of a-z, 0-9 and - (got {org:?})"
+        )))
+    }
+}
+
 impl Store {
-    /// Creates an API key of organization `org` and returns it (only its hash is stored).
+    /// Creates an API key of organization `org` (created too when it does not exist) and
+    /// returns it (only its hash is stored).
     pub(crate) fn create_key(&self, org: &str, read_only: bool) -> Result<String, Refusal> {
-        let slug_ok = !org.is_empty()
-            && org.len() <= MAX_ORG_SLUG
-            && org
-                .bytes()
-                .all(|byte| byte.is_ascii_lowercase() || byte.is_ascii_digit() || byte == b'-');
-        if !slug_ok {
-            return Err(Refusal::bad_request(format!(
-                "an organization slug is 1 to {MAX_ORG_SLUG} of a-z, 0-9 and - (got {org:?})"
-            )));
-        }
+        check_org_slug(org)?;
+        self.db.execute(
+            "INSERT OR IGNORE INTO organizations (slug, created_at) VALUES (?1, ?2)",
+            params![org, now()],
+        )?;
         let key = format!("bp_{}", random_hex(24)?);
         self.db.execute(
             "INSERT INTO api_keys (hash, prefix, created_at, org, read_only) VALUES (?1, ?2, ?3, ?4, ?5)",

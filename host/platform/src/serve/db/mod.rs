@@ -4,15 +4,19 @@
 //! [`Database`] runs them on blocking threads, one transaction per request, never on the
 //! async workers: writes one at a time on one connection, reads in parallel on a small pool
 //! of read-only connections (the WAL journal lets them read a snapshot while a write goes
-//! on).
+//! on), and the lookups of authentication (API keys, sessions) on a read-only connection of
+//! their own, which no page's read ever holds.
 
+mod admin;
 mod artifacts;
 mod keys;
 mod results;
 mod runs;
 mod schema;
+mod sessions;
 mod workers;
 
+pub use admin::{KeyRow, OrgRow};
 pub(crate) use keys::Caller;
 use keys::ORG_SLUG;
 
@@ -33,6 +37,9 @@ const READERS: usize = 4;
 
 /// Items of a list when the query names no `limit`.
 const DEFAULT_LIMIT: u32 = 50;
+
+/// Task records one read of [`Database::fold_task_records`] fetches.
+const RECORDS_PER_READ: usize = 2_000;
 
 /// Refuses (400) a number over its bound: `<field> must be at most <max> (got <value>)`.
 fn at_most(field: &str, value: Option<u64>, max: u64) -> Result<(), Refusal> {
@@ -66,15 +73,19 @@ impl Store {
 
     /// Another connection to the same file, which can only read.
     fn reader(&self) -> rusqlite::Result<Self> {
-        let flags =
-            rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY | rusqlite::OpenFlags::SQLITE_OPEN_NO_MUTEX;
-        let db = Connection::open_with_flags(&self.path, flags)?;
-        db.busy_timeout(std::time::Duration::from_secs(5))?;
-        Ok(Self {
-            db,
-            path: self.path.clone(),
-            org: std::cell::RefCell::new(ORG_SLUG.to_owned()),
-        })
+        open_reader(&self.path)
+    }
+
+    /// Runs `job` in one transaction: committed when it succeeds, rolled back when it
+    /// refuses.
+    pub(crate) fn transact<T>(
+        &self,
+        job: impl FnOnce(&Store) -> Result<T, Refusal>,
+    ) -> Result<T, Refusal> {
+        let transaction = self.db.unchecked_transaction()?;
+        let answer = job(self)?;
+        transaction.commit()?;
+        Ok(answer)
     }
 
     /// Every row of a query, mapped.
@@ -92,12 +103,30 @@ impl Store {
     }
 }
 
-/// The store, shared by the request handlers: the writer and the idle readers.
+/// A connection to the database file at `path` that can only read.
+fn open_reader(path: &Path) -> rusqlite::Result<Store> {
+    let flags =
+        rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY | rusqlite::OpenFlags::SQLITE_OPEN_NO_MUTEX;
+    let db = Connection::open_with_flags(path, flags)?;
+    db.busy_timeout(std::time::Duration::from_secs(5))?;
+    Ok(Store {
+        db,
+        path: path.to_owned(),
+        org: std::cell::RefCell::new(ORG_SLUG.to_owned()),
+    })
+}
+
+/// The store, shared by the request handlers: the writer, the idle readers and the reader
+/// of authentication.
 #[derive(Clone)]
 pub(crate) struct Database {
     store: Arc<Mutex<Store>>,
     readers: Arc<Mutex<Vec<Store>>>,
     reading: Arc<Semaphore>,
+    /// The database file.
+    path: Arc<Path>,
+    /// The read-only connection of [`Database::authenticate`], opened when first needed.
+    authentication: Arc<Mutex<Option<Store>>>,
     /// The organization its jobs act in.
     org: Arc<str>,
 }
@@ -107,11 +136,37 @@ impl Database {
     /// (reads), opened when first needed.
     pub(crate) fn new(store: Store) -> Self {
         Self {
+            path: Arc::from(store.path.as_path()),
             store: Arc::new(Mutex::new(store)),
             readers: Arc::new(Mutex::new(Vec::new())),
             reading: Arc::new(Semaphore::new(READERS)),
+            authentication: Arc::new(Mutex::new(None)),
             org: Arc::from(ORG_SLUG),
         }
+    }
+
+    /// Runs a lookup of authentication (an API key, a session: one indexed row) on a
+    /// blocking thread, on the connection reserved for them: it never waits for a reader.
+    pub(crate) async fn authenticate<T, F>(&self, job: F) -> Result<T, Refusal>
+    where
+        T: Send + 'static,
+        F: FnOnce(&Store) -> Result<T, Refusal> + Send + 'static,
+    {
+        let (path, authentication) = (Arc::clone(&self.path), Arc::clone(&self.authentication));
+        tokio::task::spawn_blocking(move || {
+            let mut reader = authentication
+                .lock()
+                .map_err(|_| Refusal::internal("The database lock is poisoned."))?;
+            if reader.is_none() {
+                *reader = Some(open_reader(&path)?);
+            }
+            match reader.as_ref() {
+                Some(reader) => job(reader),
+                None => Err(Refusal::internal("The database is closed.")),
+            }
+        })
+        .await
+        .map_err(|error| Refusal::internal(format!("The database task failed: {error}")))?
     }
 
     /// The same database, its jobs acting in organization `org`: they see and make only
@@ -165,6 +220,46 @@ impl Database {
         .map_err(|error| Refusal::internal(format!("The database task failed: {error}")))?
     }
 
+    /// Folds every task record a run has stored so far — its participant and the record's
+    /// JSON text, in arrival order — into `state`. Records are fetched
+    /// [`RECORDS_PER_READ`] at a time, each slice by one short read; `fold` runs on a
+    /// blocking thread without a connection, so a large run never holds a reader while it
+    /// is computed. The caller checked that the run is the caller's.
+    pub(crate) async fn fold_task_records<S, F>(
+        &self,
+        run_id: &str,
+        mut state: S,
+        fold: F,
+    ) -> Result<S, Refusal>
+    where
+        S: Send + 'static,
+        F: Fn(&mut S, &str, &str) + Send + Sync + 'static,
+    {
+        let run = run_id.to_owned();
+        let last = self.read(move |store| store.last_task_record(&run)).await?;
+        let fold = Arc::new(fold);
+        let mut after = 0;
+        loop {
+            let run = run_id.to_owned();
+            let slice = self
+                .read(move |store| store.task_record_slice(&run, after, last, RECORDS_PER_READ))
+                .await?;
+            let Some(&(seq, _, _)) = slice.last() else {
+                return Ok(state);
+            };
+            after = seq;
+            let fold = Arc::clone(&fold);
+            state = tokio::task::spawn_blocking(move || {
+                for (_, participant, text) in &slice {
+                    fold(&mut state, participant, text);
+                }
+                state
+            })
+            .await
+            .map_err(|error| Refusal::internal(format!("The page's task failed: {error}")))?;
+        }
+    }
+
     /// Runs `job` on a blocking thread, in one transaction: committed when it succeeds,
     /// rolled back when it refuses.
     pub(crate) async fn run<T, F>(&self, job: F) -> Result<T, Refusal>
@@ -179,10 +274,7 @@ impl Database {
                 .lock()
                 .map_err(|_| Refusal::internal("The database lock is poisoned."))?;
             store.org.replace(org.to_string());
-            let transaction = store.db.unchecked_transaction()?;
-            let answer = job(&store)?;
-            transaction.commit()?;
-            Ok(answer)
+            store.transact(job)
         })
         .await
         .map_err(|error| Refusal::internal(format!("The database task failed: {error}")))?

@@ -1,13 +1,16 @@
-//! What runs produce: batches of task records (each stored once), run summaries, and the
+//! What runs produce: batches of task records (each batch stored once, each task once: a
+//! batch that repeats a task or holds another worker's is refused), run summaries, and the
 //! results read back from them.
 
 use super::{bounds, json_column, now, random_id, typed_column, Refusal, Store};
 use crate::api::bounds::MAX_BATCH_RECORDS;
+use crate::api::types::Worker;
 use crate::api::types::{
     Acknowledged, BenchmarkResult, CursorPage, Items, Page, RunResults, RunSummary, TaskCounts,
     TaskResults, TaskResultsAnswer,
 };
 use rusqlite::{params, OptionalExtension};
+use std::collections::HashSet;
 
 /// Task records per page when the query names no `limit`.
 const DEFAULT_RECORDS_PAGE: u32 = 1_000;
@@ -50,6 +53,7 @@ impl Store {
                 duplicate: true,
             });
         }
+        self.refuse_unplanned(run_id, &worker, &body.records)?;
         let id = random_id("evb")?;
         self.db.execute(
             "INSERT INTO event_batches (id, worker_id, attempt_id, sequence_number, is_final, record_count, received_at)
@@ -89,6 +93,64 @@ impl Store {
             queued: false,
             duplicate: false,
         })
+    }
+
+    /// Refuses a batch unless each of its records is a new task of the worker: it has a
+    /// `taskIndex`, not before the worker's range, not one the worker (or the batch) has
+    /// already, not in the range of another worker of the participant. Past the end of the
+    /// range is allowed (a run with a load model records as many tasks as its time allowed);
+    /// the run's status counts no more than the range.
+    fn refuse_unplanned(
+        &self,
+        run_id: &str,
+        worker: &Worker,
+        records: &[Value],
+    ) -> Result<(), Refusal> {
+        let mut recorded = self.db.prepare_cached(
+            "SELECT 1 FROM task_results WHERE worker_id = ?1 AND task_index = ?2 LIMIT 1",
+        )?;
+        let mut elsewhere = self.db.prepare_cached(
+            "SELECT id FROM workers WHERE run_id = ?1 AND participant = ?2 AND id != ?3
+               AND ?4 >= range_start AND ?4 < range_start + range_count LIMIT 1",
+        )?;
+        let range = worker.task_range;
+        let mut seen = HashSet::new();
+        for (position, record) in records.iter().enumerate() {
+            let refuse = |why: String| {
+                Err(Refusal::bad_request(format!(
+                    "Record {position} of the batch {why}; each task of a run is recorded once, by its worker."
+                )))
+            };
+            let Some(index) = record["taskIndex"].as_u64() else {
+                return refuse("has no taskIndex".into());
+            };
+            if index < range.start {
+                return refuse(format!(
+                    "is task {index}, before the range of worker {} (from {})",
+                    worker.id, range.start
+                ));
+            }
+            let repeated =
+                !seen.insert(index) || recorded.exists(params![worker.id, index as i64])?;
+            if repeated {
+                return refuse(format!(
+                    "repeats task {index}, already recorded for worker {}",
+                    worker.id
+                ));
+            }
+            if index >= range.end {
+                let other: Option<String> = elsewhere
+                    .query_row(
+                        params![run_id, worker.participant, worker.id, index as i64],
+                        |row| row.get(0),
+                    )
+                    .optional()?;
+                if let Some(other) = other {
+                    return refuse(format!("is task {index} of worker {other}"));
+                }
+            }
+        }
+        Ok(())
     }
 
     /// `GET .../runs/{runId}/iterations?type=tasks[&participant=p]`: a page of the stored
@@ -149,24 +211,33 @@ impl Store {
         })
     }
 
-    /// Calls `each` with every stored task record of a run — its participant and the
-    /// record's JSON text — in arrival order, one row at a time (none is kept). The caller
-    /// checked that the run is the caller's.
-    pub(crate) fn each_task_record(
+    /// Where a run's stored task records end now: the arrival number of its last one (0
+    /// without any).
+    pub(crate) fn last_task_record(&self, run_id: &str) -> Result<i64, Refusal> {
+        Ok(self.db.query_row(
+            "SELECT COALESCE(MAX(seq), 0) FROM task_results WHERE run_id = ?1",
+            [run_id],
+            |row| row.get(0),
+        )?)
+    }
+
+    /// At most `limit` stored task records of a run that arrived after `after` and no later
+    /// than `last`, in arrival order: each one's arrival number, participant and JSON text.
+    /// The caller checked that the run is the caller's.
+    pub(crate) fn task_record_slice(
         &self,
         run_id: &str,
-        mut each: impl FnMut(&str, &str),
-    ) -> Result<(), Refusal> {
-        let mut statement = self.db.prepare(
-            "SELECT participant, record FROM task_results WHERE run_id = ?1 ORDER BY seq",
-        )?;
-        let mut rows = statement.query([run_id])?;
-        while let Some(row) = rows.next()? {
-            let participant: String = row.get(0)?;
-            let record: String = row.get(1)?;
-            each(&participant, &record);
-        }
-        Ok(())
+        after: i64,
+        last: i64,
+        limit: usize,
+    ) -> Result<Vec<(i64, String, String)>, Refusal> {
+        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+        self.rows(
+            "SELECT seq, participant, record FROM task_results
+             WHERE run_id = ?1 AND seq > ?2 AND seq <= ?3 ORDER BY seq LIMIT ?4",
+            params![run_id, after, last, limit],
+            |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)),
+        )
     }
 
     /// `POST .../runs/{runId}/summary`: stores (replaces) the run summary.
@@ -241,8 +312,9 @@ impl Store {
         let (limit, offset) = bounds(page);
         let items = self.rows(
             "SELECT r.id, r.name, s.body FROM summaries s JOIN runs r ON r.id = s.run_id
-             WHERE r.benchmark_slug = ?1 ORDER BY r.created_at DESC, r.rowid DESC LIMIT ?2 OFFSET ?3",
-            params![slug, limit, offset],
+             WHERE r.benchmark_slug = ?1 AND r.org = ?4
+             ORDER BY r.created_at DESC, r.rowid DESC LIMIT ?2 OFFSET ?3",
+            params![slug, limit, offset, self.org()],
             |row| {
                 let summary: Option<RunSummary> = typed_column(row.get(2)?);
                 Ok(BenchmarkResult {
@@ -260,7 +332,7 @@ impl Store {
 mod tests {
     use super::super::tests::{claimed, store};
     use super::*;
-    use crate::api::types::EventKind;
+    use crate::api::types::{ClaimWorker, CreateRun, EventKind, PlanWorkers};
     use serde_json::json;
 
     #[test]
@@ -293,16 +365,24 @@ mod tests {
         }
         assert_eq!(pages, 3);
         assert_eq!(seen, (0..5).map(|index| json!(index)).collect::<Vec<_>>());
-        let mut each = Vec::new();
-        store
-            .each_task_record(&run_id, |participant, text| {
-                each.push(format!("{participant} {text}"))
-            })
+        let last = store.last_task_record(&run_id).unwrap();
+        let first = store.task_record_slice(&run_id, 0, last, 3).unwrap();
+        let rest = store
+            .task_record_slice(&run_id, first[2].0, last, 3)
             .unwrap();
+        let texts: Vec<String> = first
+            .iter()
+            .chain(&rest)
+            .map(|(_, participant, text)| format!("{participant} {text}"))
+            .collect();
         let expected: Vec<String> = (0..5)
             .map(|index| format!("e2b {}", json!({"taskIndex": index})))
             .collect();
-        assert_eq!(each, expected);
+        assert_eq!(texts, expected);
+        assert!(store
+            .task_record_slice(&run_id, last, last, 3)
+            .unwrap()
+            .is_empty());
         assert_eq!(
             store
                 .task_records("s", &run_id, None, Some("x"), None)
@@ -350,6 +430,79 @@ mod tests {
                 tasks: 1,
                 succeeded: 1
             }]
+        );
+    }
+
+    #[test]
+    fn a_batch_that_repeats_a_task_or_holds_another_workers_is_refused() {
+        let (_dir, store) = store();
+        let (run_id, worker_id, attempt_id) = claimed(&store);
+        let batch = |sequence_number, records: Vec<Value>| TaskResults {
+            kind: EventKind::TaskResults,
+            attempt_id: attempt_id.clone(),
+            sequence_number,
+            is_final: false,
+            records,
+        };
+        store
+            .task_results(
+                "s",
+                &run_id,
+                &worker_id,
+                &batch(0, vec![json!({"taskIndex": 0})]),
+            )
+            .unwrap();
+        for (records, says) in [
+            (
+                vec![json!({"taskIndex": 0})],
+                "Record 0 of the batch repeats task 0, already recorded for worker",
+            ),
+            (
+                vec![json!({"taskIndex": 1}), json!({"taskIndex": 1})],
+                "Record 1 of the batch repeats task 1",
+            ),
+            (
+                vec![json!({"status": "success"})],
+                "Record 0 of the batch has no taskIndex",
+            ),
+        ] {
+            let refused = store
+                .task_results("s", &run_id, &worker_id, &batch(1, records))
+                .unwrap_err();
+            assert!(refused.message.starts_with(says), "{}", refused.message);
+        }
+        // Past the range (a run with a load model) is kept; the run counts its plan.
+        let past = vec![json!({"taskIndex": 1}), json!({"taskIndex": 2})];
+        store
+            .task_results("s", &run_id, &worker_id, &batch(1, past))
+            .unwrap();
+        assert_eq!(store.get_run("s", &run_id).unwrap().run.recorded_tasks, 2);
+
+        let own = CreateRun::own(4, vec!["p".into()], json!({}));
+        let split = store.create_run("s", &own).unwrap().run.id;
+        let two = PlanWorkers {
+            worker_count: Some(2),
+            target_concurrency: None,
+        };
+        store.plan_workers("s", &split, "p", &two).unwrap();
+        let first = store
+            .claim_worker("s", &split, "p", &ClaimWorker::default())
+            .unwrap()
+            .assignment
+            .unwrap();
+        let body = TaskResults {
+            attempt_id: first.attempt_id.clone().unwrap(),
+            ..batch(0, vec![json!({"taskIndex": 3})])
+        };
+        let refused = store
+            .task_results("s", &split, first.worker_id.as_deref().unwrap(), &body)
+            .unwrap_err();
+        assert!(
+            refused
+                .message
+                .starts_with("Record 0 of the batch is task 3 of worker wk_"),
+            "{}",
+            refused.message
         );
     }
 

@@ -109,17 +109,11 @@ impl Store {
             .map(serde_json::to_string)
             .transpose()
             .map_err(|error| Refusal::bad_request(format!("config: {error}")))?;
-        let changed = self.db.execute(
+        self.db.execute(
             "INSERT INTO benchmarks (slug, name, config, created_at, updated_at, org) VALUES (?1, ?2, ?3, ?4, ?4, ?5)
-             ON CONFLICT (slug) DO UPDATE SET name = ?2, config = COALESCE(?3, config), updated_at = ?4
-             WHERE org = ?5",
+             ON CONFLICT (org, slug) DO UPDATE SET name = ?2, config = COALESCE(?3, config), updated_at = ?4",
             params![slug, body.name, config, now(), self.org()],
         )?;
-        if changed == 0 {
-            return Err(Refusal::conflict(format!(
-                "The benchmark slug {slug:?} is taken by another organization."
-            )));
-        }
         self.get_benchmark(slug)
     }
 
@@ -130,8 +124,8 @@ impl Store {
             .db
             .query_row(
                 "SELECT id, name, run_key, total_tasks, worker_count, config, created_at
-                 FROM runs WHERE id = ?1 AND benchmark_slug = ?2",
-                [run_id, slug],
+                 FROM runs WHERE id = ?1 AND benchmark_slug = ?2 AND org = ?3",
+                [run_id, slug, &self.org()],
                 |row| {
                     Ok(Run {
                         id: row.get(0)?,
@@ -162,7 +156,7 @@ impl Store {
         let mut tally = self.db.query_row(
             "SELECT COUNT(*), COALESCE(SUM(status = 'pending'), 0), COALESCE(SUM(status = 'running'), 0),
                COALESCE(SUM(status = 'failed'), 0), COALESCE(SUM(error_code = 'Interrupted'), 0),
-               COALESCE(SUM(recorded), 0)
+               COALESCE(SUM(MIN(recorded, range_count)), 0)
              FROM workers WHERE run_id = ?1",
             [run_id],
             |row| {
@@ -199,9 +193,9 @@ impl Store {
         self.benchmark(slug)?;
         let (limit, offset) = bounds(page);
         let ids: Vec<String> = self.rows(
-            "SELECT id FROM runs WHERE benchmark_slug = ?1 ORDER BY created_at DESC, rowid DESC
-             LIMIT ?2 OFFSET ?3",
-            params![slug, limit, offset],
+            "SELECT id FROM runs WHERE benchmark_slug = ?1 AND org = ?4
+             ORDER BY created_at DESC, rowid DESC LIMIT ?2 OFFSET ?3",
+            params![slug, limit, offset, self.org()],
             |row| row.get(0),
         )?;
         let items = ids
@@ -224,8 +218,8 @@ impl Store {
             Some(key) => self
                 .db
                 .query_row(
-                    "SELECT id FROM runs WHERE benchmark_slug = ?1 AND run_key = ?2",
-                    [slug, key],
+                    "SELECT id FROM runs WHERE benchmark_slug = ?1 AND run_key = ?2 AND org = ?3",
+                    [slug, key, &self.org()],
                     |row| row.get(0),
                 )
                 .optional()?,
@@ -235,16 +229,16 @@ impl Store {
             Some(id) => id,
             None => {
                 let count: i64 = self.db.query_row(
-                    "SELECT COUNT(*) FROM runs WHERE benchmark_slug = ?1",
-                    [slug],
+                    "SELECT COUNT(*) FROM runs WHERE benchmark_slug = ?1 AND org = ?2",
+                    [slug, &self.org()],
                     |row| row.get(0),
                 )?;
                 let id = random_id("run")?;
                 let name = format!("{} #{}", benchmark.name, count + 1);
                 let config = (!body.config.is_null()).then(|| body.config.to_string());
                 self.db.execute(
-                    "INSERT INTO runs (id, benchmark_slug, name, run_key, total_tasks, worker_count, config, created_at)
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+                    "INSERT INTO runs (id, benchmark_slug, name, run_key, total_tasks, worker_count, config, created_at, org)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
                     params![
                         id,
                         slug,
@@ -253,7 +247,8 @@ impl Store {
                         body.total_tasks,
                         body.worker_count,
                         config,
-                        now()
+                        now(),
+                        self.org()
                     ],
                 )?;
                 for name in body.participants.iter().flatten() {

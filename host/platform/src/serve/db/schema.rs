@@ -54,10 +54,45 @@ ALTER TABLE api_keys ADD COLUMN org TEXT NOT NULL DEFAULT 'local';
 ALTER TABLE api_keys ADD COLUMN read_only INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE benchmarks ADD COLUMN org TEXT NOT NULL DEFAULT 'local';
 ",
+    // 5: organizations of their own (each key's and benchmark's, and `local`); benchmark
+    // slugs unique per organization, not across them (the runs name their organization);
+    // dashboard sessions stored by hash, each of the key that opened it; an index to find
+    // a worker's task by its index.
+    "
+CREATE TABLE organizations (slug TEXT PRIMARY KEY, created_at TEXT NOT NULL);
+INSERT OR IGNORE INTO organizations (slug, created_at)
+  SELECT org, MIN(created_at) FROM api_keys GROUP BY org;
+INSERT OR IGNORE INTO organizations (slug, created_at)
+  SELECT org, MIN(created_at) FROM benchmarks GROUP BY org;
+INSERT OR IGNORE INTO organizations (slug, created_at)
+  VALUES ('local', strftime('%Y-%m-%dT%H:%M:%fZ', 'now'));
+CREATE TABLE benchmarks_by_org (org TEXT NOT NULL, slug TEXT NOT NULL, name TEXT NOT NULL, config TEXT,
+  created_at TEXT NOT NULL, updated_at TEXT NOT NULL, PRIMARY KEY (org, slug));
+INSERT INTO benchmarks_by_org (org, slug, name, config, created_at, updated_at)
+  SELECT org, slug, name, config, created_at, updated_at FROM benchmarks ORDER BY rowid;
+CREATE TABLE runs_by_org (id TEXT PRIMARY KEY, org TEXT NOT NULL, benchmark_slug TEXT NOT NULL,
+  name TEXT NOT NULL, run_key TEXT, total_tasks INTEGER, worker_count INTEGER, config TEXT,
+  created_at TEXT NOT NULL, UNIQUE (org, benchmark_slug, run_key));
+INSERT INTO runs_by_org (id, org, benchmark_slug, name, run_key, total_tasks, worker_count, config, created_at)
+  SELECT r.id, COALESCE(b.org, 'local'), r.benchmark_slug, r.name, r.run_key, r.total_tasks,
+    r.worker_count, r.config, r.created_at
+  FROM runs r LEFT JOIN benchmarks b ON b.slug = r.benchmark_slug ORDER BY r.rowid;
+DROP TABLE runs;
+DROP TABLE benchmarks;
+ALTER TABLE benchmarks_by_org RENAME TO benchmarks;
+ALTER TABLE runs_by_org RENAME TO runs;
+CREATE INDEX runs_by_benchmark ON runs (org, benchmark_slug, created_at);
+CREATE TABLE sessions (hash TEXT PRIMARY KEY, key_hash TEXT NOT NULL, org TEXT NOT NULL,
+  created_at TEXT NOT NULL, expires_at INTEGER NOT NULL);
+CREATE INDEX sessions_by_key ON sessions (key_hash);
+CREATE INDEX task_results_by_task ON task_results (worker_id, task_index);
+",
 ];
 
-/// Sets the journal mode and runs the migrations the file has not had.
+/// Sets the journal mode (and how long to wait for another process's write, such as
+/// `bench serve keys`) and runs the migrations the file has not had.
 pub(super) fn apply(db: &mut Connection) -> rusqlite::Result<()> {
+    db.busy_timeout(std::time::Duration::from_secs(5))?;
     db.execute_batch("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;")?;
     let done: usize = db.query_row("PRAGMA user_version", [], |row| row.get(0))?;
     for (index, migration) in MIGRATIONS.iter().enumerate().skip(done) {
@@ -102,5 +137,43 @@ mod tests {
             )
             .unwrap();
         assert_eq!(recorded, 2);
+    }
+
+    #[test]
+    fn a_file_of_global_slugs_keeps_its_benchmarks_and_runs_under_their_organization() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("old.db");
+        let mut old = Connection::open(&path).unwrap();
+        for migration in &MIGRATIONS[..4] {
+            old.execute_batch(migration).unwrap();
+        }
+        old.pragma_update(None, "user_version", 4).unwrap();
+        old.execute_batch(
+            "INSERT INTO api_keys (hash, prefix, created_at, org) VALUES ('h', 'bp_1', 't', 'acme');
+             INSERT INTO benchmarks (slug, name, created_at, updated_at, org) VALUES ('s', 'S', 't', 't', 'acme');
+             INSERT INTO runs (id, benchmark_slug, name, created_at) VALUES ('run_1', 's', 'S #1', 't');",
+        )
+        .unwrap();
+        apply(&mut old).unwrap();
+        let run_org: String = old
+            .query_row("SELECT org FROM runs WHERE id = 'run_1'", [], |row| {
+                row.get(0)
+            })
+            .unwrap();
+        assert_eq!(run_org, "acme");
+        let orgs: Vec<String> = old
+            .prepare("SELECT slug FROM organizations ORDER BY slug")
+            .unwrap()
+            .query_map([], |row| row.get(0))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap();
+        assert_eq!(orgs, ["acme", "local"]);
+        // The same slug in another organization.
+        old.execute(
+            "INSERT INTO benchmarks (org, slug, name, created_at, updated_at) VALUES ('local', 's', 'Mine', 't', 't')",
+            [],
+        )
+        .unwrap();
     }
 }

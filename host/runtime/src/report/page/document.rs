@@ -1,15 +1,19 @@
 //! The HTML document around a page's data: the data as JSON in a
 //! `<script type="application/json">` element, the page script and styles, and the vendored
-//! chart library (Apache ECharts, `assets/vendor/echarts`), inline or linked. A
-//! Content-Security-Policy keeps the page from loading anything else.
+//! chart library (Apache ECharts, `assets/vendor/echarts`), inline or linked. No script is
+//! allowed by `unsafe-inline`: the one-file report's Content-Security-Policy names its two
+//! inline scripts by their SHA-256 and keeps the page from loading anything; the dashboard
+//! links both scripts from its own origin and sends its policy as a header.
 
+use base64::Engine as _;
 use serde_json::Value;
+use sha2::{Digest, Sha256};
 
 /// Apache ECharts, minified (see `assets/vendor/echarts/README.md`).
 pub const CHARTS_JS: &str = include_str!("../../../assets/vendor/echarts/echarts.min.js");
 
 /// The script that draws every page from its data.
-const PAGE_JS: &str = include_str!("../../../assets/report/page.js");
+pub const PAGE_JS: &str = include_str!("../../../assets/report/page.js");
 
 /// The pages' styles (also those of the dashboard's login page).
 pub const STYLES: &str = include_str!("../../../assets/report/page.css");
@@ -19,25 +23,35 @@ pub const STYLES: &str = include_str!("../../../assets/report/page.css");
 pub enum Scripts<'a> {
     /// Everything inline: one file that works offline (the HTML report).
     Inline,
-    /// The chart library from a URL of the same origin (the dashboard), the page script
-    /// inline.
+    /// Both scripts from URLs of the same origin (the dashboard, whose policy is a header).
     Linked {
         /// The chart library's path, e.g. `/assets/echarts.min.js`.
         charts: &'a str,
+        /// The page script's path, e.g. `/assets/page.js`.
+        page: &'a str,
     },
 }
 
 /// The HTML page showing `data` (a run page's data, or a dashboard page's) titled `title`,
 /// with a bar of `links` (label, href) above it.
 pub fn render(title: &str, data: &Value, scripts: Scripts<'_>, links: &[(&str, &str)]) -> String {
-    let (policy, charts) = match scripts {
-        Scripts::Inline => (
-            "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:",
-            format!("<script>{CHARTS_JS}</script>"),
-        ),
-        Scripts::Linked { charts } => (
-            "default-src 'none'; script-src 'self' 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:; form-action 'self'",
-            format!("<script src=\"{}\"></script>", escape(charts)),
+    let (policy, scripts) = match scripts {
+        Scripts::Inline => {
+            let policy = format!(
+                "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; script-src {} {}; style-src 'unsafe-inline'; img-src data:\">\n",
+                script_hash(CHARTS_JS),
+                script_hash(PAGE_JS)
+            );
+            let scripts = format!("<script>{CHARTS_JS}</script>\n<script>{PAGE_JS}</script>");
+            (policy, scripts)
+        }
+        Scripts::Linked { charts, page } => (
+            String::new(),
+            format!(
+                "<script src=\"{}\"></script>\n<script src=\"{}\"></script>",
+                escape(charts),
+                escape(page)
+            ),
         ),
     };
     let bar: String = if links.is_empty() {
@@ -50,14 +64,22 @@ pub fn render(title: &str, data: &Value, scripts: Scripts<'_>, links: &[(&str, &
         format!("<header class=\"bar\">{}</header>\n", anchors.join(""))
     };
     format!(
-        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
-         <meta http-equiv=\"Content-Security-Policy\" content=\"{policy}\">\n\
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n{policy}\
          <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
          <title>{title}</title>\n<style>{STYLES}</style>\n</head>\n<body>\n{bar}<main></main>\n\
-         <script type=\"application/json\" id=\"bench-data\">{data}</script>\n{charts}\n\
-         <script>{PAGE_JS}</script>\n</body>\n</html>\n",
+         <script type=\"application/json\" id=\"bench-data\">{data}</script>\n{scripts}\n\
+         </body>\n</html>\n",
         title = escape(title),
         data = script_json(data),
+    )
+}
+
+/// A Content-Security-Policy source allowing the inline script `script`: `'sha256-<base64>'`.
+fn script_hash(script: &str) -> String {
+    let digest = Sha256::digest(script.as_bytes());
+    format!(
+        "'sha256-{}'",
+        base64::engine::general_purpose::STANDARD.encode(digest)
     )
 }
 
@@ -110,13 +132,17 @@ mod tests {
         let page = render(
             "<b>\"x\"",
             &json!({}),
-            Scripts::Linked { charts: "/a.js" },
+            Scripts::Linked {
+                charts: "/a.js",
+                page: "/p.js",
+            },
             &[("<i>", "/x?a=1&b=\"2\"")],
         );
         assert!(page.contains("<title>&lt;b&gt;&quot;x&quot;</title>"));
         assert!(page.contains("<a href=\"/x?a=1&amp;b=&quot;2&quot;\">&lt;i&gt;</a>"));
-        assert!(page.contains("<script src=\"/a.js\"></script>"));
-        assert!(!page.contains(CHARTS_JS));
+        assert!(page.contains("<script src=\"/a.js\"></script>\n<script src=\"/p.js\"></script>"));
+        assert!(!page.contains(CHARTS_JS) && !page.contains(PAGE_JS));
+        assert!(!page.contains("<script>"), "no inline script");
     }
 
     #[test]
@@ -131,7 +157,14 @@ mod tests {
     fn an_inline_page_has_everything_and_loads_nothing() {
         let page = render("t", &json!({}), Scripts::Inline, &[]);
         assert!(page.contains(CHARTS_JS));
-        assert!(page.contains("default-src 'none'"));
+        assert!(page.contains("default-src 'none'; script-src 'sha256-"));
+        assert!(
+            !page.contains("unsafe-inline'; style") && !page.contains("script-src 'unsafe-inline'")
+        );
         assert!(!page.contains("<script src"));
+        // Each inline script is allowed by its own hash, as a browser computes it.
+        let digest = Sha256::digest(PAGE_JS.as_bytes());
+        let hash = base64::engine::general_purpose::STANDARD.encode(digest);
+        assert!(page.contains(&format!("'sha256-{hash}'")));
     }
 }

@@ -10,7 +10,7 @@
 mod document;
 mod sample;
 
-pub use document::{escape, render, Scripts, CHARTS_JS, STYLES};
+pub use document::{escape, render, Scripts, CHARTS_JS, PAGE_JS, STYLES};
 
 use super::input::{self, Line, MAX_LINE_BYTES};
 use crate::plan::RunManifest;
