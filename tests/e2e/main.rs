@@ -31,6 +31,7 @@ mod platform;
 mod platform_delivery;
 mod platform_faults;
 mod platform_serve;
+mod platform_sharing;
 mod platform_stalls;
 mod polyglot;
 mod progress;

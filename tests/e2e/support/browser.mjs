@@ -3,13 +3,18 @@
 //
 //   node browser.mjs '<job JSON>'
 //
-// The job: { "visits": [ { "url", "screenshot", "login"?: "<API key>" } ... ],
-//            "offline"?: true }
+// The job: { "visits": [ { "url", "screenshot", "login"?: "<API key>",
+//                          "html"?: "<page>" } ... ],
+//            "offline"?: true, "capture"?: "<URL glob>" }
 // Visits share one browser context (so a login cookie carries over). `login` fills the login
-// form of the page the URL lands on and submits it. With `offline`, every request that is
-// not a file:// URL is aborted and reported. For each visit the answer holds the final URL,
-// the HTTP status, the score cells, the sections, how many chart canvases there are and how many have
-// drawn pixels, the console errors and the requests that left the machine.
+// form of the page the URL lands on and submits it. With `html`, the visit's URL answers that
+// page (another site, say), and the visit waits for what the page does by itself (a form it
+// submits, a frame it opens). With `offline`, every request that is not a file:// URL is
+// aborted and reported; with `capture`, every request to a URL matching it is answered 204
+// and reported. For each visit the answer holds the final URL, the HTTP status, the score
+// cells, the sections, how many chart canvases there are and how many have drawn pixels, the
+// console errors, each child frame (its URL and whether it shows a login form), the file
+// name of a download it started, and the requests that left the machine.
 import { chromium } from 'playwright-core';
 
 const job = JSON.parse(process.argv[2]);
@@ -27,6 +32,14 @@ if (job.offline) {
     return route.abort();
   });
 }
+const captured = [];
+if (job.capture) {
+  await context.route(job.capture, (route) => {
+    const request = route.request();
+    captured.push({ url: request.url(), body: request.postData() });
+    return route.fulfill({ status: 204 });
+  });
+}
 const answers = [];
 try {
   for (const visit of job.visits) {
@@ -36,7 +49,22 @@ try {
       if (message.type() === 'error') errors.push(message.text());
     });
     page.on('pageerror', (error) => errors.push(String(error)));
-    let response = await page.goto(visit.url, { waitUntil: 'load' });
+    if (visit.html !== undefined) {
+      await page.route(visit.url, (route) =>
+        route.fulfill({ status: 200, contentType: 'text/html', body: visit.html }));
+    }
+    const download = page.waitForEvent('download', { timeout: 3000 }).catch(() => null);
+    let response = null;
+    let gotoError = null;
+    try {
+      response = await page.goto(visit.url, { waitUntil: 'load' });
+    } catch (error) {
+      gotoError = String(error);
+    }
+    if (visit.html !== undefined) {
+      await page.waitForLoadState('load');
+      await page.waitForTimeout(1000);
+    }
     if (visit.login !== undefined) {
       await page.fill('input[name=key]', visit.login);
       [response] = await Promise.all([
@@ -44,8 +72,18 @@ try {
         page.click('button[type=submit]'),
       ]);
     }
-    await page.waitForSelector('body[data-drawn]', { timeout: 10000 }).catch(() => {});
-    await page.waitForTimeout(200);
+    const downloaded = gotoError === null ? null : await download;
+    if (visit.html === undefined && gotoError === null) {
+      await page.waitForSelector('body[data-drawn]', { timeout: 10000 }).catch(() => {});
+      await page.waitForTimeout(200);
+    }
+    const frames = [];
+    for (const frame of page.mainFrame().childFrames()) {
+      const loginForm = await frame
+        .evaluate(() => document.querySelector('form.login') !== null)
+        .catch(() => false);
+      frames.push({ url: frame.url(), loginForm });
+    }
     const seen = await page.evaluate(() => {
       const canvases = [...document.querySelectorAll('[data-chart] canvas')];
       const drawn = canvases.filter((canvas) => {
@@ -68,14 +106,22 @@ try {
         canvases: canvases.length,
         drawnCanvases: drawn.length,
         loginForm: document.querySelector('form.login') !== null,
+        text: document.body ? document.body.innerText.slice(0, 2000) : '',
         links: [...document.querySelectorAll('a[href]')].map((a) => a.href),
       };
     });
     if (visit.screenshot) await page.screenshot({ path: visit.screenshot, fullPage: true });
-    answers.push({ url: page.url(), status: response ? response.status() : null, errors, ...seen });
+    answers.push({
+      url: page.url(),
+      status: response ? response.status() : null,
+      errors,
+      frames,
+      download: downloaded ? downloaded.suggestedFilename() : null,
+      ...seen,
+    });
     await page.close();
   }
 } finally {
   await browser.close();
 }
-console.log(JSON.stringify({ visits: answers, network }));
+console.log(JSON.stringify({ visits: answers, network, captured }));

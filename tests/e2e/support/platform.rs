@@ -106,6 +106,11 @@ impl Server {
         kib * 1024
     }
 
+    /// Its database file.
+    pub(crate) fn db(&self) -> &Path {
+        &self.db
+    }
+
     /// The platform root URL.
     pub(crate) fn url(&self) -> String {
         format!("http://127.0.0.1:{}", self.port)
