@@ -108,6 +108,18 @@ fn a_python_task_gets_the_published_answers_and_python_errors() {
     let records = run(&built_project(PYTHON), &[]);
     assert_eq!(records.len(), 1);
     assert_vectors(&records[0]);
+    // hashlib, hmac and zlib.crc32 of a running task are the host's (what botocore hashes).
+    assert_eq!(
+        records[0]["data"]["standardLibrary"],
+        json!({
+            "sha256": "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad",
+            "newSha1": "a9993e364706816aba3e25717850c26c9cd0d89d",
+            "hmacSha256": "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843",
+            "crc32": 0xCBF4_3926u32,
+            "onTheHost": ["bench_task.natives", "bench_task.natives", "bench_task.natives"],
+            "blake2bStaysPython": true,
+        })
+    );
     let errors = &records[0]["data"]["errors"];
     assert_eq!(errors["hex"]["type"], "InvalidData", "{errors}");
     assert_eq!(errors["key"]["type"], "InvalidArgument");

@@ -1,6 +1,8 @@
 // Test task: computes known vectors through @bench/task/natives (hashes, HMAC, CRCs, base64,
 // hex, gzip, AES-GCM) and reports them; with `--hostile <attack>` its first task asks for an
-// oversized decompression (`decompress`) or creates hashers without end (`hashers`).
+// oversized decompression (`decompress`) or creates hashers without end (`hashers`); with
+// `--digest-mib <n>` it instead times steps `sha256` and `crc32` over n MiB
+// (scripts/bench-natives.sh).
 import { defineBenchmarkConfig, defineTask } from '@bench/task';
 import * as natives from '@bench/task/natives';
 
@@ -9,7 +11,7 @@ export const config = defineBenchmarkConfig({
   benchmarkName: 'JS natives',
   participants: [{ name: 'p', requiredEnvVars: [] }],
   iterations: 2,
-  customCliFlags: ['--hostile'],
+  customCliFlags: ['--hostile', '--digest-mib'],
 });
 
 const text = (value) => new TextEncoder().encode(value);
@@ -93,7 +95,22 @@ function hashersWithoutEnd() {
   for (;;) hoard.push(natives.createHash('sha512').update(block));
 }
 
+/** The payload of `--digest-mib`, made once per instance (outside the timed steps). */
+let payload = null;
+
+async function digestSteps(ctx, mib) {
+  if (payload === null || payload.length !== mib << 20) {
+    payload = new Uint8Array(mib << 20);
+    for (let i = 0; i < payload.length; i += 4096) payload[i] = i >>> 12;
+  }
+  const sha256 = await ctx.step('sha256', () => hex(natives.createHash('sha256').update(payload).digest()));
+  const crc32 = await ctx.step('crc32', () => natives.crc32(payload));
+  return { data: { sha256, crc32 } };
+}
+
 export const task = defineTask((ctx) => {
+  const mib = Number(ctx.arg('--digest-mib') ?? 0);
+  if (mib > 0) return digestSteps(ctx, mib);
   if (ctx.taskIndex === 0) {
     const hostile = ctx.arg('--hostile');
     if (hostile === 'decompress') decompressBomb();

@@ -1,5 +1,12 @@
 """Test task: computes known vectors through ``bench_task.natives`` (hashes, HMAC, CRCs,
-base64, hex, gzip, AES-GCM) and reports them."""
+base64, hex, gzip, AES-GCM) and through ``hashlib``/``hmac``/``zlib`` (which the SDK points at
+the host) and reports them; with ``--digest-mib <n>`` it instead times
+steps over n MiB: ``sha256``/``crc32`` through the natives and ``hashlib-sha256``/
+``zlib-crc32`` through the standard library (scripts/bench-natives.sh)."""
+
+import hashlib
+import hmac as stdlib_hmac
+import zlib
 
 from bench_task import natives, task
 
@@ -8,7 +15,25 @@ CONFIG = {
     "benchmarkName": "Python natives",
     "participants": [{"name": "p", "requiredEnvVars": []}],
     "iterations": 1,
+    "customCliFlags": ["--digest-mib"],
 }
+
+_payload = {}
+
+
+def _digest_steps(ctx, mib):
+    """Steps hashing and checksumming ``mib`` MiB, made once per instance."""
+    if mib not in _payload:
+        data = bytearray(mib << 20)
+        data[::4096] = bytes(i % 256 for i in range(len(data) // 4096))
+        _payload[mib] = bytes(data)
+    data = _payload[mib]
+    return {
+        "sha256": ctx.step("sha256", lambda: natives.create_hash("sha256").update(data).hexdigest()),
+        "crc32": ctx.step("crc32", lambda: natives.crc32(data)),
+        "hashlibSha256": ctx.step("hashlib-sha256", lambda: hashlib.sha256(data).hexdigest()),
+        "zlibCrc32": ctx.step("zlib-crc32", lambda: zlib.crc32(data)),
+    }
 
 
 def _raised(call):
@@ -21,6 +46,9 @@ def _raised(call):
 
 @task(CONFIG)
 def run(ctx):
+    mib = int(ctx.arg("--digest-mib") or 0)
+    if mib > 0:
+        return _digest_steps(ctx, mib)
     million = natives.create_hash("sha256")
     for _ in range(10):
         million.update(b"a" * 100_000)
@@ -49,6 +77,14 @@ def run(ctx):
         "gunzipped": natives.decompress("gzip", gzip) == body and streamed == body,
         "aesGcmRoundTrip": natives.aes_decrypt("AES-GCM", key, iv, sealed).decode(),
         "randomLength": len(natives.random_bytes(16)),
+        "standardLibrary": {
+            "sha256": hashlib.sha256(b"abc").hexdigest(),
+            "newSha1": hashlib.new("SHA1", b"abc").hexdigest(),
+            "hmacSha256": stdlib_hmac.new(b"Jefe", b"what do ya want for nothing?", hashlib.sha256).hexdigest(),
+            "crc32": zlib.crc32(b"6789", zlib.crc32(b"12345")),
+            "onTheHost": [type(made).__module__ for made in (hashlib.sha256(), hashlib.md5(), stdlib_hmac.new(b"k", digestmod="sha512"))],
+            "blake2bStaysPython": type(hashlib.blake2b()).__module__ != natives.__name__,
+        },
         "errors": {
             "hex": _raised(lambda: natives.hex_decode("zz")),
             "key": _raised(lambda: natives.aes_encrypt("AES-CBC", b"abc", bytes(16), b"x")),

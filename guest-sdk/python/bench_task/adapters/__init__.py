@@ -3,7 +3,8 @@ component's entry module (no import needed in ``app.py``):
 
 - ``install`` (before ``app`` is imported): the ``ssl`` stand-in when Python has no real one
   (``ssl_shim``), the refusals of sockets, processes and files outside the grants
-  (``denials``), the asyncio event loop over wasi:io/poll (``aio``);
+  (``denials``), the asyncio event loop over wasi:io/poll (``aio``), ``hashlib``/``hmac``/
+  CRC-32 computed by the host (``for_hashlib``);
 - ``adapt_loaded`` (after): the wasi:http transports of the HTTP libraries the task
   imported: ``urllib3`` and so ``requests`` (``for_urllib3``), ``httpx`` (``for_httpx``),
   ``botocore`` and so ``boto3`` (``for_botocore``), and the modules they import lazily;
@@ -14,7 +15,7 @@ component's entry module (no import needed in ``app.py``):
 import importlib
 import sys
 
-from . import aio, denials
+from . import aio, denials, for_hashlib
 
 # Modules the supported libraries import inside functions, on the first request: imported
 # when the task is built, since the sandbox has no files to import from when it runs.
@@ -36,6 +37,7 @@ def install():
         sys.modules["ssl"] = ssl_shim
     denials.install()
     aio.install()
+    for_hashlib.install()
 
 
 def adapt_loaded():
@@ -83,5 +85,6 @@ def at_run_time():
     if _running:
         return
     _running = True
+    for_hashlib.start()
     denials.start_checking_files()
     sys.meta_path.append(_NotBundled)
