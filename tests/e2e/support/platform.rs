@@ -1,7 +1,7 @@
 //! A `bench serve` child process on 127.0.0.1, a minimal HTTP client for its API, and
 //! `bench` configured to report to a platform.
 
-use super::bench::{bench, Run};
+use super::bench::{bench, vm_hwm_kib, Run};
 use serde_json::Value;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
@@ -97,13 +97,7 @@ impl Server {
 
     /// The server's peak resident memory so far (`VmHWM` of /proc/<pid>/status), in bytes.
     pub(crate) fn peak_rss(&self) -> u64 {
-        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id())).unwrap();
-        let line = status
-            .lines()
-            .find(|line| line.starts_with("VmHWM:"))
-            .expect("a VmHWM line");
-        let kib: u64 = line.split_whitespace().nth(1).unwrap().parse().unwrap();
-        kib * 1024
+        vm_hwm_kib(&self.child).expect("a VmHWM line") * 1024
     }
 
     /// Its database file.
