@@ -346,8 +346,8 @@ fn a_million_sandboxes_are_refused_before_the_run() {
     assert!(
         run.stderr.contains(
             "this run would hold 1000000 sandboxes at once (--concurrency 1000000), more than \
-             the 10000 allowed; lower concurrency, or raise the cap with limits.maxSandboxes or \
-             --max-sandboxes 1000000"
+             the 10000 allowed; lower concurrency, or raise the cap with --max-sandboxes \
+             1000000"
         ),
         "{}",
         run.stderr

@@ -5,10 +5,13 @@
 mod support;
 
 mod bad_input;
+mod budgets;
 mod build_progress;
+mod cache_integrity;
 mod cli;
 mod color;
 mod compare;
+mod contained_builds;
 mod dashboard;
 mod distributed;
 mod distributed_access;
@@ -21,6 +24,7 @@ mod guest_http;
 mod hardening;
 mod js_aot;
 mod js_fetch;
+mod limits;
 mod load;
 mod natives;
 mod node_compat;

@@ -13,15 +13,18 @@ use std::net::TcpListener;
 use std::sync::{Arc, Mutex};
 use tempfile::TempDir;
 
-struct Attack {
+/// A run of one attack of the `hostile` guest, its well-behaved `holder` checked.
+pub(crate) struct Attack {
     _dir: TempDir,
-    run: Run,
-    attacker: Vec<Value>,
+    pub(crate) run: Run,
+    pub(crate) attacker: Vec<Value>,
     holder: Vec<Value>,
     results: std::path::PathBuf,
 }
 
-fn attack(name: &str, extra: &[&str]) -> Attack {
+/// Runs the attack `name` of the `hostile` guest (with `extra` flags) and checks that the
+/// run ends with exit 0 and the well-behaved participant after the attacker succeeds.
+pub(crate) fn attack(name: &str, extra: &[&str]) -> Attack {
     let hostile = test_guest("hostile");
     let dir = TempDir::new().unwrap();
     let mut args = vec![

@@ -91,8 +91,8 @@ fn a_run_needing_more_sandboxes_than_the_limit_stops_before_it_starts() {
         run.stderr.trim_end(),
         "Benchmark failed: this run would hold 20000 sandboxes at once (--concurrency 20000), \
          more than the 10000 allowed; lower concurrency, or raise the cap with \
-         limits.maxSandboxes or --max-sandboxes 20000 (every sandbox reserves 4 GiB of address \
-         space and keeps its memory while it lives)"
+         --max-sandboxes 20000 (every sandbox reserves 4 GiB of address space and keeps its \
+         memory while it lives)"
     );
     assert!(run.stdout.is_empty(), "nothing ran: {}", run.stdout);
     assert!(!dir.path().join("results").exists(), "no results directory");
@@ -128,8 +128,7 @@ fn a_run_needing_more_sandboxes_than_the_limit_stops_before_it_starts() {
     assert!(
         beyond.stderr.contains(
             "this run would hold 5 sandboxes at once (--concurrency 5), more than the 4 \
-             allowed; lower concurrency, or raise the cap with limits.maxSandboxes or \
-             --max-sandboxes 5"
+             allowed; lower concurrency, or raise the cap with --max-sandboxes 5"
         ),
         "{}",
         beyond.stderr
@@ -149,7 +148,7 @@ fn round_mode_needs_a_sandbox_per_participant() {
         run.stderr.contains(
             "this run would hold 1000 sandboxes at once (one per participant in round mode), \
              more than the 999 allowed; run fewer participants (--provider), or raise the cap \
-             with limits.maxSandboxes or --max-sandboxes 1000"
+             with --max-sandboxes 1000"
         ),
         "{}",
         run.stderr

@@ -17,6 +17,7 @@ use bench_runtime::js;
 use bench_runtime::plan::Overrides;
 use bench_runtime::report::export::ExportPaths;
 use bench_runtime::report::failures::FailureGates;
+use bench_runtime::sandbox::ceilings::{Ceilings, LimitField, LimitSpec, SetBy, Unit, LIMITS};
 use bench_runtime::sandbox::grants::SandboxOverrides;
 
 /// Usage text of `bench run`.
@@ -26,7 +27,8 @@ pub(crate) const RUN_USAGE: &str = "Usage:
       [--iterations N] [--concurrency N] [--stagger-delay-ms N] [--group-by participant|round]
       [--no-ingest | --dry-run] [--out DIR] [--fresh-instance]
       [--allow-host URL] [--allow-dir HOST[:GUEST][:rw]] [--max-memory SIZE] [--task-timeout DURATION]
-      [--max-sandboxes N] [--duration DURATION] [--rate N/s] [--stages 30s:10/s,2m:200/s]
+      [--max-sandboxes N] [--max-steps N] [--max-data-bytes SIZE] [--max-…] (every limit's ceiling)
+      [--max-host-memory SIZE] [--disk-budget SIZE] [--duration DURATION] [--rate N/s] [--stages 30s:10/s,2m:200/s]
       [--pre-allocated N] [--warmup N] [--shuffle[=SEED]]
       [--http-keep-alive=false]
       [--export-json FILE] [--export-csv FILE] [--export-markdown FILE] [--export-junit FILE]
@@ -89,8 +91,9 @@ pub(crate) struct RunFlags {
     pub sign: Option<String>,
     /// `--trust-worker FILE.pub` (repeatable): the only worker keys whose records count.
     pub trust_workers: Vec<String>,
-    /// Sandbox grants and limits (`--allow-host`, `--allow-dir`, `--max-memory`,
-    /// `--task-timeout`, `--max-sandboxes`, `--http-keep-alive`).
+    /// Sandbox grants and the ceilings of the limits (`--allow-host`, `--allow-dir`,
+    /// `--max-memory`, `--task-timeout`, `--max-sandboxes`, `--max-steps`…,
+    /// `--http-keep-alive`).
     pub sandbox: SandboxOverrides,
 }
 
@@ -230,18 +233,48 @@ const FLAGS: &[FlagSpec] = &[
         f.sandbox.allow_dirs.push(text(flag, v)?);
         Ok(())
     }),
-    valued("--max-memory", |f, flag, v| {
-        f.sandbox.max_memory_bytes = Some(byte_size(flag, v)?);
+    valued("--max-memory", |f, _, v| ceiling(f, LimitField::Memory, v)),
+    valued("--task-timeout", |f, _, v| {
+        ceiling(f, LimitField::TaskTimeout, v)
+    }),
+    valued("--max-sandboxes", |f, _, v| {
+        ceiling(f, LimitField::Sandboxes, v)?;
+        f.plan.load.max_sandboxes = f.sandbox.ceilings.value(LimitField::Sandboxes);
         Ok(())
     }),
-    valued("--task-timeout", |f, flag, v| {
-        f.sandbox.task_timeout_ms = Some(duration_ms(flag, v)?);
-        Ok(())
+    valued("--max-steps", |f, _, v| ceiling(f, LimitField::Steps, v)),
+    valued("--max-step-name-bytes", |f, _, v| {
+        ceiling(f, LimitField::StepNameBytes, v)
     }),
-    valued("--max-sandboxes", |f, flag, v| {
-        f.sandbox.max_sandboxes = Some(count(flag, v)?.into());
-        f.plan.load.max_sandboxes = f.sandbox.max_sandboxes;
-        Ok(())
+    valued("--max-log-message-bytes", |f, _, v| {
+        ceiling(f, LimitField::LogMessageBytes, v)
+    }),
+    valued("--max-task-log-bytes", |f, _, v| {
+        ceiling(f, LimitField::TaskLogBytes, v)
+    }),
+    valued("--max-data-bytes", |f, _, v| {
+        ceiling(f, LimitField::DataBytes, v)
+    }),
+    valued("--max-participant-log-bytes", |f, _, v| {
+        ceiling(f, LimitField::ParticipantLogBytes, v)
+    }),
+    valued("--max-host-memory", |f, _, v| {
+        ceiling(f, LimitField::HostMemory, v)
+    }),
+    valued("--disk-budget", |f, _, v| {
+        ceiling(f, LimitField::DiskBytes, v)
+    }),
+    valued("--max-component-size", |f, _, v| {
+        ceiling(f, LimitField::ComponentBytes, v)
+    }),
+    valued("--max-function-size", |f, _, v| {
+        ceiling(f, LimitField::FunctionBytes, v)
+    }),
+    valued("--compile-timeout", |f, _, v| {
+        ceiling(f, LimitField::CompileTime, v)
+    }),
+    valued("--max-compile-memory", |f, _, v| {
+        ceiling(f, LimitField::CompileMemory, v)
     }),
     valued("--duration", |f, flag, v| {
         f.plan.load.duration = Some(load_value(flag, v, config::parse_duration)?);
@@ -276,6 +309,8 @@ const FLAGS: &[FlagSpec] = &[
         f.plan.load.pre_allocated = Some(count(flag, v)?);
         Ok(())
     }),
+    // Read before the task is built (`cli::task`); known here so it is not a typo.
+    switch("--allow-build-scripts", |_, _, _| Ok(())),
     switch("--http-keep-alive", |f, flag, v| {
         f.sandbox.http_keep_alive = Some(boolean(flag, v)?);
         Ok(())
@@ -400,6 +435,54 @@ pub(crate) fn parse_run_flags(
         flags.no_ingest = true;
     }
     Ok(flags)
+}
+
+/// The ceilings the command line sets, read before the task is built (the compile budget
+/// applies to the component the build makes); the full parse reads the same values.
+pub(crate) fn ceilings_of(argv: &[String]) -> Result<Ceilings, FlagError> {
+    let mut flags = RunFlags::default();
+    let mut words = argv.iter();
+    while let Some(word) = words.next() {
+        let (name, inline) = match word.split_once('=') {
+            Some((name, value)) => (name, Some(value)),
+            None => (word.as_str(), None),
+        };
+        let Some(spec) = LIMITS.iter().find(|spec| spec.flag == name) else {
+            continue;
+        };
+        let value = inline.or_else(|| words.next().map(String::as_str));
+        ceiling(&mut flags, spec.field, value.unwrap_or_default())?;
+    }
+    Ok(flags.sandbox.ceilings)
+}
+
+/// Sets the operator's ceiling of `field` from its flag.
+fn ceiling(flags: &mut RunFlags, field: LimitField, value: &str) -> Result<(), FlagError> {
+    let spec = field.spec();
+    let value = limit_value(spec, spec.flag, value).map_err(invalid)?;
+    flags
+        .sandbox
+        .ceilings
+        .set(field, value, SetBy::Flag(spec.flag));
+    Ok(())
+}
+
+/// A value of a limit as its flag, environment variable or bench config file key `name`
+/// gives it: a size, a duration or a whole number, at most the limit's most.
+pub(crate) fn limit_value(spec: &LimitSpec, name: &str, value: &str) -> Result<u64, String> {
+    let parsed = match spec.unit {
+        Unit::Bytes => byte_size(name, value),
+        Unit::Millis => duration_ms(name, value),
+        Unit::Count => count(name, value).map(u64::from),
+    }
+    .map_err(|error| error.to_string())?;
+    if parsed > spec.most {
+        return Err(format!(
+            "{name} expects at most {} (got \"{value}\")",
+            spec.flag_value(spec.most)
+        ));
+    }
+    Ok(parsed)
 }
 
 /// Consumes `argv[*next]` as a value when it exists and `accept`s it; `""` otherwise.
@@ -988,7 +1071,10 @@ mod tests {
         assert_eq!(flags.stop_grace_ms, Some(2000));
         assert!(flags.fresh_instance);
         assert!(flags.require_upload);
-        assert_eq!(flags.sandbox.max_sandboxes, Some(20_000));
+        assert_eq!(
+            flags.sandbox.ceilings.value(LimitField::Sandboxes),
+            Some(20_000)
+        );
         assert_eq!(
             error(&["--max-sandboxes", "0"]),
             r#"--max-sandboxes expects an integer >= 1 (got "0")"#
@@ -1017,14 +1103,20 @@ mod tests {
             ["http://127.0.0.1:*", "https://api.example.com"]
         );
         assert_eq!(flags.sandbox.allow_dirs, ["/data:/data:rw"]);
-        assert_eq!(flags.sandbox.max_memory_bytes, Some(64 << 20));
-        assert_eq!(flags.sandbox.task_timeout_ms, Some(2000));
-        assert_eq!(flags.sandbox.max_sandboxes, Some(20_000));
+        let ceilings = &flags.sandbox.ceilings;
+        assert_eq!(ceilings.value(LimitField::Memory), Some(64 << 20));
+        assert_eq!(ceilings.value(LimitField::TaskTimeout), Some(2000));
+        assert_eq!(ceilings.value(LimitField::Sandboxes), Some(20_000));
+        assert_eq!(
+            ceilings.get(LimitField::Memory).set_by,
+            SetBy::Flag("--max-memory")
+        );
         assert_eq!(
             parse(&["--task-timeout", "250"])
                 .unwrap()
                 .sandbox
-                .task_timeout_ms,
+                .ceilings
+                .value(LimitField::TaskTimeout),
             Some(250)
         );
         assert_eq!(
@@ -1034,6 +1126,43 @@ mod tests {
         assert_eq!(
             error(&["--task-timeout", "0"]),
             r#"--task-timeout expects a duration like 30s or 500ms (got "0")"#
+        );
+    }
+
+    #[test]
+    fn the_ceilings_are_read_before_the_other_flags() {
+        let ceilings = ceilings_of(&args(&[
+            "--iterations",
+            "3",
+            "--max-function-size",
+            "4MiB",
+            "--custom",
+            "x",
+            "--compile-timeout=2m",
+        ]))
+        .unwrap();
+        assert_eq!(ceilings.value(LimitField::FunctionBytes), Some(4 << 20));
+        assert_eq!(ceilings.value(LimitField::CompileTime), Some(120_000));
+        assert_eq!(ceilings.value(LimitField::Memory), Some(512 << 20));
+        assert!(ceilings_of(&args(&["--max-memory", "lots"])).is_err());
+    }
+
+    #[test]
+    fn every_limit_and_budget_has_a_flag_that_sets_its_ceiling() {
+        for spec in &bench_runtime::sandbox::ceilings::LIMITS {
+            let value = spec.flag_value(spec.most.min(1 << 20));
+            let flags = parse(&[spec.flag, &value]).unwrap();
+            let setting = flags.sandbox.ceilings.get(spec.field);
+            assert_eq!(setting.value, Some(spec.most.min(1 << 20)), "{}", spec.flag);
+            assert_eq!(setting.set_by, SetBy::Flag(spec.flag));
+        }
+        assert_eq!(
+            error(&["--max-steps", "2000000"]),
+            r#"--max-steps expects at most 1000000 (got "2000000")"#
+        );
+        assert_eq!(
+            error(&["--max-data-bytes", "1GiB"]),
+            r#"--max-data-bytes expects at most 64MiB (got "1GiB")"#
         );
     }
 
@@ -1054,7 +1183,10 @@ mod tests {
         assert_eq!(load.duration, Some(std::time::Duration::from_secs(60)));
         assert_eq!(load.pre_allocated, Some(5));
         assert_eq!(load.max_sandboxes, Some(50));
-        assert_eq!(flags.sandbox.max_sandboxes, Some(50));
+        assert_eq!(
+            flags.sandbox.ceilings.value(LimitField::Sandboxes),
+            Some(50)
+        );
         let stages = parse(&["--stages", "30s:10/s,2m:200/s,30s:0/s"]).unwrap();
         assert_eq!(stages.plan.load.stages.unwrap().len(), 3);
         assert_eq!(

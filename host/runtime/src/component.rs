@@ -1,6 +1,7 @@
 //! Loading a task component: format checks with actionable messages, compilation (cached),
 //! world checks, and the [`TaskPre`] every sandbox is instantiated from.
 
+use crate::compile_budget::OverBudget;
 use crate::engine::{PoolSize, TaskEngine};
 use crate::sandbox::context::TaskRecorder;
 use crate::sandbox::natives::Natives;
@@ -51,9 +52,14 @@ impl TaskComponent {
         let shown = path.display();
         let bytes = std::fs::read(path).with_context(|| format!("cannot read {shown}"))?;
         check_format(&bytes).with_context(|| format!("{shown} cannot be run"))?;
-        let component = engine
-            .load_component(&bytes)
-            .with_context(|| format!("{shown} is not a valid WebAssembly component"))?;
+        let component = engine.load_component(&bytes).map_err(|error| {
+            let what = if error.is::<OverBudget>() {
+                "cannot be compiled"
+            } else {
+                "is not a valid WebAssembly component"
+            };
+            error.context(format!("{shown} {what}"))
+        })?;
         check_exports(engine, &component)
             .with_context(|| format!("{shown} is not a bench task"))?;
         Ok(Self {
@@ -298,6 +304,7 @@ fn task_linker(engine: &TaskEngine) -> Result<Linker<SandboxState>> {
     wasmtime_wasi::p2::add_to_linker_async(&mut linker).map_err(anyhow::Error::from)?;
     wasmtime_wasi_http::p2::add_only_http_to_linker_async(&mut linker)
         .map_err(anyhow::Error::from)?;
+    sandbox::http::fields::account_in(&mut linker)?;
     contract::model::add_to_linker::<_, HasSelf<TaskRecorder>>(&mut linker, |state| {
         &mut state.recorder
     })

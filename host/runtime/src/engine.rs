@@ -1,13 +1,17 @@
 //! The wasmtime [`Engine`]s of a process — one that loads a task and calls its `config`,
 //! and one per run whose instance pool is sized from the run — each with a ticker that
-//! drives epoch interruption, and an on-disk cache of compiled components.
+//! drives epoch interruption, and an authenticated on-disk cache of compiled components
+//! ([`crate::compiled_cache`]).
 
+use crate::compile_budget::CompileBudget;
+use crate::compiled_cache::{self, CompiledCache, EngineBinding, Lookup};
 use anyhow::{Context as _, Result};
 use sha2::{Digest, Sha256};
 use std::hash::{Hash, Hasher};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
+use std::sync::OnceLock;
 use std::time::Duration;
 use wasmtime::component::Component;
 use wasmtime::{
@@ -47,7 +51,8 @@ pub struct EngineSettings {
     /// Compile guests with epoch checks, so deadlines can stop CPU-bound loops. Only the
     /// epoch-cost benchmark turns this off.
     pub epoch_interruption: bool,
-    /// Directory of the compiled-component cache; `None` disables caching.
+    /// Directory of the compiled-component cache; `None` disables caching. Its entries are
+    /// authenticated with the key of [`compiled_cache::default_key_file`].
     pub cache_dir: Option<PathBuf>,
 }
 
@@ -130,7 +135,8 @@ impl PoolSize {
 /// A wasmtime engine with its epoch ticker and component cache.
 pub struct TaskEngine {
     engine: Engine,
-    cache_dir: Option<PathBuf>,
+    cache: Option<CompiledCache>,
+    compile_budget: CompileBudget,
     pooled: bool,
     ticker_stop: Arc<AtomicBool>,
 }
@@ -164,10 +170,17 @@ impl TaskEngine {
         spawn_epoch_ticker(engine.clone(), ticker_stop.clone());
         Self {
             engine,
-            cache_dir: settings.cache_dir.clone(),
+            cache: settings.cache_dir.clone().and_then(open_cache),
+            compile_budget: CompileBudget::default(),
             pooled,
             ticker_stop,
         }
+    }
+
+    /// This engine, compiling components within `budget` (else bench's default budget).
+    pub fn with_compile_budget(mut self, budget: CompileBudget) -> Self {
+        self.compile_budget = budget;
+        self
     }
 
     /// The wasmtime engine.
@@ -188,46 +201,34 @@ impl TaskEngine {
             return false;
         };
         let digest = hex::encode(Sha256::digest(&bytes));
-        self.cache_path(&digest)
-            .is_none_or(|cache_path| !cache_path.is_file())
+        self.cache
+            .as_ref()
+            .is_none_or(|cache| !cache.entry_path(&digest, &self.binding()).is_file())
     }
 
-    /// Compiles a component, or loads it from the cache when these bytes were compiled
-    /// before by this wasmtime version with these engine settings.
+    /// Compiles a component, or loads it from the cache when this user's bench compiled
+    /// these bytes before with this wasmtime version and these engine settings.
     pub(crate) fn load_component(&self, bytes: &[u8]) -> Result<Component> {
         let digest = hex::encode(Sha256::digest(bytes));
-        let Some(cache_path) = self.cache_path(&digest) else {
-            return compile(&self.engine, bytes);
+        let Some(cache) = &self.cache else {
+            return self.compile(bytes);
         };
-        if cache_path.is_file() {
-            // SAFETY: the file was written by `Component::serialize` of an engine with the
-            // same version and settings (both are part of its name), in a directory this
-            // user owns; a corrupt or foreign file fails deserialization and is recompiled.
-            #[allow(unsafe_code)]
-            let cached = unsafe { Component::deserialize_file(&self.engine, &cache_path) };
-            if let Ok(component) = cached {
-                return Ok(component);
-            }
+        if let Some(component) = self.cached(cache, &digest) {
+            return Ok(component);
         }
-        let component = compile(&self.engine, bytes)?;
+        let component = self.compile(bytes)?;
         if let Ok(serialized) = component.serialize() {
-            // A cache that cannot be written only costs the next run a compile.
-            let _ = write_atomically(&cache_path, &serialized);
+            cache.store(&digest, &self.binding(), &serialized);
         }
         Ok(component)
     }
 
     /// `compiled` (loaded by another engine with the same compilation settings, from bytes
-    /// whose sha256 is `digest`) in this engine: mapped from the cache when it is there,
-    /// else copied over.
+    /// whose sha256 is `digest`) in this engine: from the cache when it is there, else
+    /// copied over.
     pub(crate) fn adopt_component(&self, digest: &str, compiled: &Component) -> Result<Component> {
-        if let Some(cache_path) = self.cache_path(digest).filter(|path| path.is_file()) {
-            // SAFETY: as in `load_component`.
-            #[allow(unsafe_code)]
-            let cached = unsafe { Component::deserialize_file(&self.engine, &cache_path) };
-            if let Ok(component) = cached {
-                return Ok(component);
-            }
+        if let Some(component) = self.cache.as_ref().and_then(|c| self.cached(c, digest)) {
+            return Ok(component);
         }
         let serialized = compiled.serialize().map_err(anyhow::Error::from)?;
         // SAFETY: the bytes were just serialized by this process from a component compiled
@@ -237,17 +238,75 @@ impl TaskEngine {
         component.map_err(|error| anyhow::anyhow!("{error:#}"))
     }
 
-    fn cache_path(&self, digest: &str) -> Option<PathBuf> {
-        let dir = self.cache_dir.as_ref()?;
+    /// The cached component of `digest`, when the cache holds an entry that passes its
+    /// check; an entry that fails it is never deserialised (a one-line warning says so, and
+    /// the caller compiles again).
+    fn cached(&self, cache: &CompiledCache, digest: &str) -> Option<Component> {
+        match cache.load(digest, &self.binding()) {
+            Lookup::Verified(artifact) => {
+                // SAFETY: the artifact carries a valid HMAC under this user's key, bound to
+                // these component bytes, this wasmtime and these engine settings: this user's
+                // bench wrote it with `Component::serialize`, and it has not changed since.
+                #[allow(unsafe_code)]
+                let component = unsafe { Component::deserialize(&self.engine, &artifact) };
+                component.ok()
+            }
+            Lookup::Missing => None,
+            Lookup::Rejected(entry) => {
+                eprintln!(
+                    "warning: the cached compiled component {} failed its integrity check (not \
+                     written by this user's bench for this component and engine, or changed \
+                     since): compiling the component again",
+                    entry.display()
+                );
+                None
+            }
+        }
+    }
+
+    /// Compiles `bytes` within the compile budget: their sizes are checked first, and the
+    /// compilation is watched.
+    fn compile(&self, bytes: &[u8]) -> Result<Component> {
+        self.compile_budget.check_sizes(bytes)?;
+        let engine = self.engine.clone();
+        let bytes = bytes.to_vec();
+        self.compile_budget
+            .watch(move || compile(&engine, &bytes))?
+    }
+
+    /// What this engine's cache entries are bound to.
+    fn binding(&self) -> EngineBinding {
         let mut settings = std::collections::hash_map::DefaultHasher::new();
         self.engine
             .precompile_compatibility_hash()
             .hash(&mut settings);
-        Some(dir.join(format!(
-            "{digest}-wasmtime{}-{:016x}.cwasm",
-            wasmtime_version(),
-            settings.finish()
-        )))
+        EngineBinding {
+            wasmtime: wasmtime_version(),
+            settings: settings.finish(),
+        }
+    }
+}
+
+/// The cache in `dir` with this user's key; without a usable key nothing is cached, and a
+/// one-line warning (once per process) says why.
+fn open_cache(dir: PathBuf) -> Option<CompiledCache> {
+    static WARNED: OnceLock<()> = OnceLock::new();
+    let opened = compiled_cache::default_key_file()
+        .ok_or_else(|| {
+            format!(
+                "this system has no user config folder: set {}",
+                compiled_cache::CACHE_KEY_ENV
+            )
+        })
+        .and_then(|key_file| CompiledCache::open(dir, &key_file));
+    match opened {
+        Ok(cache) => Some(cache),
+        Err(why) => {
+            WARNED.get_or_init(|| {
+                eprintln!("warning: compiled components are not cached: {why}");
+            });
+            None
+        }
     }
 }
 
@@ -281,20 +340,6 @@ fn engine_config(settings: &EngineSettings, pool: Option<PoolSize>) -> Config {
 
 fn compile(engine: &Engine, bytes: &[u8]) -> Result<Component> {
     Component::new(engine, bytes).map_err(|error| anyhow::anyhow!("{error:#}"))
-}
-
-fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let dir = path.parent().unwrap_or(Path::new("."));
-    std::fs::create_dir_all(dir)?;
-    let tmp = tempfile_path(path);
-    std::fs::write(&tmp, bytes)?;
-    std::fs::rename(&tmp, path)
-}
-
-fn tempfile_path(path: &Path) -> PathBuf {
-    let mut name = path.file_name().unwrap_or_default().to_os_string();
-    name.push(format!(".{}.tmp", std::process::id()));
-    path.with_file_name(name)
 }
 
 fn spawn_epoch_ticker(engine: Engine, stop: Arc<AtomicBool>) {

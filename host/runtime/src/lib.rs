@@ -6,6 +6,8 @@
 
 mod clock;
 pub mod compare;
+pub mod compile_budget;
+mod compiled_cache;
 pub mod component;
 pub mod config;
 pub mod dispatch;

@@ -9,7 +9,9 @@
 use crate::config::GroupBy;
 use crate::events::{RunEvent, RunObserver};
 use crate::js;
-use anyhow::{Context as _, Result};
+use crate::report::disk_budget::DiskBudget;
+use crate::report::files;
+use anyhow::Result;
 use serde_json::{json, Map, Value};
 use std::fs::File;
 use std::io::Write;
@@ -166,6 +168,7 @@ struct Recorder {
     collector: Collector,
     file: File,
     path: PathBuf,
+    budget: Arc<DiskBudget>,
     lines: usize,
     last_sample: Instant,
     /// Round mode: participants per round and tasks finished so far.
@@ -176,19 +179,17 @@ struct Recorder {
 impl MetricsRecorder {
     /// Creates `metrics.jsonl` in `dir` (appending to one a resumed run wrote), takes the
     /// baseline sample and, when `interval` is
-    /// non-zero, samples every `interval` for as long as the recorder (or a clone) lives.
-    pub fn start(dir: &Path, interval: Duration) -> Result<Self> {
+    /// non-zero, samples every `interval` for as long as the recorder (or a clone) lives;
+    /// what it writes counts against the run's disk `budget`.
+    pub fn start(dir: &Path, interval: Duration, budget: Arc<DiskBudget>) -> Result<Self> {
         let path = dir.join(METRICS_FILE);
-        let file = File::options()
-            .create(true)
-            .append(true)
-            .open(&path)
-            .with_context(|| format!("cannot create {}", path.display()))?;
+        let file = files::append(&path)?;
         let recorder = Self {
             inner: Arc::new(Mutex::new(Recorder {
                 collector: Collector::start(),
                 file,
                 path,
+                budget,
                 lines: 0,
                 last_sample: Instant::now(),
                 round_width: 0,
@@ -246,6 +247,7 @@ impl Recorder {
         if writeln!(self.file, "{line}").is_err() {
             eprintln!("[bench] cannot write {}", self.path.display());
         }
+        self.budget.charge(line.len() as u64 + 1);
         self.lines += 1;
         self.last_sample = Instant::now();
     }
@@ -348,6 +350,21 @@ fn sockstat(text: &str) -> Map<String, Value> {
         }
     }
     out
+}
+
+/// The memory of this machine in bytes (`MemTotal`), or this process's cgroup limit when
+/// that is lower.
+pub(crate) fn machine_memory_bytes() -> Option<u64> {
+    let total = read("/proc/meminfo")
+        .and_then(|text| meminfo_mb(&text))
+        .map(|(total, _)| total * 1048576.0);
+    let cgroup = read("/proc/self/cgroup")
+        .and_then(|text| cgroup_mem_limit_bytes(&cgroup_paths(&text), Path::new("/sys/fs/cgroup")));
+    let bytes = match (total, cgroup) {
+        (Some(total), Some(limit)) => total.min(limit),
+        (total, limit) => total.or(limit)?,
+    };
+    Some(bytes as u64)
 }
 
 /// MemTotal and MemAvailable in MiB, rounded; `None` if either is missing.
@@ -556,7 +573,8 @@ mod tests {
     #[tokio::test]
     async fn participants_starting_and_ending_in_quick_succession_share_samples() {
         let dir = tempfile::tempdir().unwrap();
-        let mut recorder = MetricsRecorder::start(dir.path(), Duration::ZERO).unwrap();
+        let mut recorder =
+            MetricsRecorder::start(dir.path(), Duration::ZERO, DiskBudget::unlimited()).unwrap();
         assert_eq!(recorder.lines(), 1, "the baseline");
         let names: Vec<String> = (0..1000).map(|n| format!("p{n}")).collect();
         for name in &names {

@@ -16,6 +16,14 @@ pub(crate) fn bench(cwd: &Path) -> Command {
     command
         .current_dir(cwd)
         .env("BENCH_CACHE_DIR", root().join("target").join("bench-cache"))
+        // The cache's key, outside the cache (as the user's is).
+        .env(
+            "BENCH_CACHE_KEY",
+            root()
+                .join("target")
+                .join("bench-cache-key")
+                .join("cache.key"),
+        )
         .env("CARGO_TARGET_DIR", guests::target_dir())
         .env_remove("BENCHSDK_NO_INGEST")
         .env_remove("BENCHMARKS_PLATFORM_URL")

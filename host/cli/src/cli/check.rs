@@ -16,6 +16,7 @@ pub(super) async fn check(task_path: &Path, argv: &[String]) -> Result<bool> {
         resolved,
         available,
         skipped,
+        grants,
         ..
     } = &prepared;
     let schedule = plan::Schedule::for_run(config, resolved);
@@ -40,6 +41,7 @@ pub(super) async fn check(task_path: &Path, argv: &[String]) -> Result<bool> {
     if let Some(load) = resolved.load.describe(resolved.concurrency) {
         println!("Load: {load}");
     }
+    println!("Limits: {}", grants.effective_limits().lines().join(", "));
     for participant in available {
         println!("Participant {}: ready", escape(&participant.name));
     }

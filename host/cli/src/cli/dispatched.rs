@@ -4,6 +4,7 @@
 
 use anyhow::{bail, Context as _, Result};
 use bench_dispatch::{AccessFiles, NatsAccess, PublicKey};
+use bench_runtime::report::files;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -52,11 +53,11 @@ impl DispatchedRun {
     pub(super) fn write(&self, dir: &Path) -> Result<()> {
         let path = dir.join(Self::FILE);
         let text = serde_json::to_string_pretty(self)? + "\n";
-        // Whole or not at all: a stop mid-write leaves the previous file.
+        // Whole or not at all: a stop mid-write leaves the previous file; never written
+        // through a link planted in the results directory.
         let partial = dir.join(format!("{}.partial", Self::FILE));
-        std::fs::write(&partial, text)
-            .and_then(|()| std::fs::rename(&partial, &path))
-            .with_context(|| format!("cannot write {}", path.display()))
+        files::write(&partial, text.as_bytes())?;
+        std::fs::rename(&partial, &path).with_context(|| format!("cannot write {}", path.display()))
     }
 
     /// Reads `dispatch.json` of `dir`.

@@ -75,6 +75,10 @@ pub(super) async fn inspect(task_path: &Path, argv: &[String]) -> Result<()> {
     for skipped in &prepared.skipped {
         println!("  {}", skipped.line());
     }
+    println!("Limits and budgets (a task's config may only lower the operator's limits):");
+    for line in prepared.grants.effective_limits().lines() {
+        println!("  {line}");
+    }
     Ok(())
 }
 

@@ -81,6 +81,10 @@ enum Command {
     Build {
         /// The task project directory, or one JavaScript/TypeScript/Python task file.
         task: PathBuf,
+        /// Let the project's npm dependencies (and the project) run their install scripts
+        /// (`preinstall`, `postinstall`…), natively on this machine; off by default.
+        #[arg(long)]
+        allow_build_scripts: bool,
     },
     /// Create a task project (with a README) that builds and runs as it is.
     New {
@@ -170,7 +174,10 @@ impl Cli {
             Command::Worker(args) => args.execute(),
             Command::Serve(args) => block_on(args.execute()),
             Command::Platform(command) => block_on(command.execute()),
-            Command::Build { task } => build::build(&task),
+            Command::Build {
+                task,
+                allow_build_scripts,
+            } => build::build(&task, allow_build_scripts),
             Command::New { dir, lang } => new::new(&dir, lang),
             Command::Keygen { file } => keygen(&file),
             Command::Completions { shell } => completions(shell),

@@ -20,6 +20,7 @@ use bench_runtime::plan::{
     self, ComponentInfo, HostInfo, LoadManifest, LoadModel, RunConfig, RunManifest,
 };
 use bench_runtime::report::console::{escape, Console, Header};
+use bench_runtime::report::disk_budget::{DiskBudget, BUDGET_EXIT};
 use bench_runtime::report::export::ExportManager;
 use bench_runtime::report::failures::{FirstFailure, FAILED_TASKS_EXIT};
 use bench_runtime::report::finish::{finish, RunResults};
@@ -31,7 +32,7 @@ use bench_runtime::report::results::{
 };
 use bench_runtime::report::tally::RunTally;
 use bench_runtime::report::RunReporter;
-use bench_runtime::sandbox::limits::DEFAULT_MAX_PARTICIPANT_LOG_BYTES;
+use bench_runtime::sandbox::ceilings::LimitField;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -179,13 +180,12 @@ async fn run_task(task_path: &Path, argv: &[String], resumed: Option<Resumed>) -
         ResultsWriter::refuse_earlier_run(&dir)?;
     }
     let exports = ExportManager::create(&flags.exports)?;
-    let max_log_bytes = config
-        .sandbox
-        .max_participant_log_bytes
-        .unwrap_or(DEFAULT_MAX_PARTICIPANT_LOG_BYTES);
+    let limits = grants.effective_limits();
+    let max_log_bytes = limits.max_participant_log_bytes();
+    let disk = DiskBudget::new(limits.value(LimitField::DiskBytes), exec_plan.stop.clone());
     let results = match &resumed {
-        Some(_) => ResultsWriter::reopen(&dir, max_log_bytes)?,
-        None => ResultsWriter::create(&dir, max_log_bytes)?,
+        Some(_) => ResultsWriter::reopen(&dir, max_log_bytes, disk.clone())?,
+        None => ResultsWriter::create(&dir, max_log_bytes, disk.clone())?,
     };
     let names: Vec<String> = available.iter().map(|p| p.name.clone()).collect();
     let load_manifest = LoadManifest::of(&resolved.load);
@@ -269,7 +269,11 @@ async fn run_task(task_path: &Path, argv: &[String], resumed: Option<Resumed>) -
             })
         })
         .collect::<Result<Vec<_>>>()?;
-    let metrics = MetricsRecorder::start(&dir, MetricsRecorder::interval(resolved.group_by))?;
+    let metrics = MetricsRecorder::start(
+        &dir,
+        MetricsRecorder::interval(resolved.group_by),
+        disk.clone(),
+    )?;
     let platform = match &platform_auth {
         Some(auth) => {
             let (upsert, run_key) = (resolved.identity_is_ours, flags.run_key.as_deref());
@@ -412,6 +416,16 @@ async fn run_task(task_path: &Path, argv: &[String], resumed: Option<Resumed>) -
     reporter
         .console
         .line(&format!("Results: {}", reporter.results.dir().display()));
+    if let Some(budget) = disk.reached() {
+        eprintln!(
+            "Benchmark stopped: its results reached the disk budget of {} (set by {}; raise it \
+             with --disk-budget SIZE); the records of every task that ran are kept, and the \
+             summary covers them",
+            LimitField::DiskBytes.spec().shown(Some(budget)),
+            limits.get(LimitField::DiskBytes).set_by
+        );
+        return Ok(ExitCode::from(BUDGET_EXIT));
+    }
     if manifest.interrupted {
         return Ok(ExitCode::from(INTERRUPTED_EXIT));
     }

@@ -3,7 +3,9 @@
 
 use crate::flags::{self, RunFlags};
 use crate::project::{self, progress::BuildProgress};
+use crate::settings;
 use anyhow::Result;
+use bench_runtime::compile_budget::CompileBudget;
 use bench_runtime::component::TaskComponent;
 use bench_runtime::config::{self, BenchmarkConfig, Participant};
 use bench_runtime::engine::{EngineSettings, TaskEngine};
@@ -73,6 +75,9 @@ pub(super) fn slot_config(
 /// The step shown while wasmtime compiles a component it has not cached yet.
 const COMPILING: &str = "compiling component (cached next time)";
 
+/// The flag that lets a build run install scripts (read before the build, as `-q` is).
+const ALLOW_SCRIPTS_FLAG: &str = "--allow-build-scripts";
+
 /// Whether the words ask for quiet output (`-q`/`--quiet`, checked before the flags are
 /// parsed, so the build is quiet too).
 fn is_quiet(argv: &[String]) -> bool {
@@ -92,8 +97,14 @@ pub(super) async fn prepare_with(
     env: Env<'_>,
 ) -> Result<Prepared> {
     let progress = BuildProgress::on_stderr(is_quiet(argv));
-    let wasm = project::resolve_task(task_path, progress)?;
-    let engine = TaskEngine::new(&EngineSettings::default())?;
+    // The operator's ceilings and budgets: the command line's, then the environment's and
+    // the bench config file's.
+    let mut ceilings = flags::ceilings_of(argv)?;
+    settings::apply(&mut ceilings)?;
+    let scripts = settings::build_scripts(argv.iter().any(|word| word == ALLOW_SCRIPTS_FLAG))?;
+    let wasm = project::resolve_task(task_path, progress, scripts)?;
+    let engine = TaskEngine::new(&EngineSettings::default())?
+        .with_compile_budget(CompileBudget::of(&ceilings));
     // Shown on a terminal only: piped stderr does not depend on the cache.
     let compiling = engine
         .must_compile(&wasm)
@@ -103,7 +114,9 @@ pub(super) async fn prepare_with(
     let config_json = task.config_json().await?;
     let config = config::parse_config(&config_json)?;
     let no_ingest_env = std::env::var("BENCHSDK_NO_INGEST").ok();
-    let flags = flags::parse_run_flags(argv, &config.custom_cli_flags, no_ingest_env.as_deref())?;
+    let mut flags =
+        flags::parse_run_flags(argv, &config.custom_cli_flags, no_ingest_env.as_deref())?;
+    flags.sandbox.ceilings = ceilings;
     let resolved = plan::resolve(&config, &flags.plan)?;
     gate::ensure_scored(config.scoring.is_some(), flags.fail_under)?;
     let grants = RunGrants::resolve(&config, &flags.sandbox)?;

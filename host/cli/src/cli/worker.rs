@@ -14,6 +14,7 @@ use bench_dispatch::{
     check_worker_name, AccessFiles, Announcement, NatsAccess, PublicKey, Pulled, RunDescriptor,
     RunTrust, SigningKey, UnitDelivery, WorkSource, WorkerLink,
 };
+use bench_runtime::compile_budget::abandoned_compilation;
 use bench_runtime::dispatch::{run_unit, RecordBatch};
 use bench_runtime::engine::{EngineSettings, TaskEngine};
 use bench_runtime::exec::{ExecPlan, SlotConfig, SlotFactory};
@@ -411,6 +412,15 @@ impl RunServer {
             Ok(ready) => ready,
             Err(error) => {
                 link.refuse(&run, &format!("{error:#}")).await?;
+                if abandoned_compilation(&error) {
+                    eprintln!(
+                        "[bench] worker {}: run {run}: {}; the worker stops (a compilation \
+                         cannot be interrupted)",
+                        escape(link.name()),
+                        escape(&format!("{error:#}"))
+                    );
+                    std::process::exit(1);
+                }
                 return Err(error);
             }
         };

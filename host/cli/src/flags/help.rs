@@ -127,22 +127,81 @@ const GROUPS: &[(&str, &[(&str, &str)])] = &[
                 "mount a host directory into every sandbox",
             ),
             (
+                "--http-keep-alive[=false]",
+                "=false: a new connection for every outbound request (default: kept alive)",
+            ),
+            ("--fresh-instance", "a new task instance for every task"),
+            (
+                "--allow-build-scripts",
+                "let a JS project's npm install scripts run (natively; off by default)",
+            ),
+        ],
+    ),
+    (
+        "Limits: the ceilings a task's config (limits.*) may only lower (see docs/security.md)",
+        &[
+            (
                 "--max-memory SIZE",
-                "memory limit of each sandbox (e.g. 512MiB)",
+                "memory of each sandbox (default 512MiB; limits.memoryMb)",
             ),
             (
                 "--task-timeout DURATION",
-                "stop a task running longer (e.g. 30s)",
+                "stop a task running longer (default none; limits.taskTimeoutMs)",
             ),
             (
                 "--max-sandboxes N",
                 "most sandboxes alive at once (default 10000); arrival-rate runs grow up to it",
             ),
+            ("--max-steps N", "steps of one task (default 10000)"),
             (
-                "--http-keep-alive[=false]",
-                "=false: a new connection for every outbound request (default: kept alive)",
+                "--max-step-name-bytes SIZE",
+                "longer step names and error codes are cut (default 1KiB)",
             ),
-            ("--fresh-instance", "a new task instance for every task"),
+            (
+                "--max-log-message-bytes SIZE",
+                "one log message of a task (default 1MiB)",
+            ),
+            (
+                "--max-task-log-bytes SIZE",
+                "log bytes of one task (default 16MiB)",
+            ),
+            (
+                "--max-data-bytes SIZE",
+                "measured and returned data of one task (default 1MiB)",
+            ),
+            (
+                "--max-participant-log-bytes SIZE",
+                "one participant log (default 256MiB)",
+            ),
+        ],
+    ),
+    (
+        "Budgets of the whole run (the operator's only)",
+        &[
+            (
+                "--max-host-memory SIZE",
+                "memory of all sandboxes together (default 3/4 of the machine's)",
+            ),
+            (
+                "--disk-budget SIZE",
+                "records, logs and metrics; the run stops cleanly when reached (default 10GiB)",
+            ),
+            (
+                "--max-component-size SIZE",
+                "largest component bench compiles (default 256MiB)",
+            ),
+            (
+                "--max-function-size SIZE",
+                "largest function of a component bench compiles (default 2MiB)",
+            ),
+            (
+                "--compile-timeout DURATION",
+                "longest compilation of a component (default 5m)",
+            ),
+            (
+                "--max-compile-memory SIZE",
+                "most memory compiling a component may take (default 4GiB)",
+            ),
         ],
     ),
     (
@@ -279,10 +338,10 @@ mod tests {
             listed_names().len() - 2,
             "-q and -h share lines"
         );
-        // The longest flag, `--allow-dir HOST[:GUEST][:rw]`, is 29 characters.
+        // The longest flag, `--max-participant-log-bytes SIZE`, is 32 characters.
         for line in lines {
-            assert_eq!((line[32], line[31]), (b' ', b' '));
-            assert_ne!(line[33], b' ', "{}", String::from_utf8_lossy(line));
+            assert_eq!((line[35], line[34]), (b' ', b' '));
+            assert_ne!(line[36], b' ', "{}", String::from_utf8_lossy(line));
         }
     }
 }

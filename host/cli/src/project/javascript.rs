@@ -2,13 +2,19 @@
 //! (exports `config` and `task`, as a `*.bench.ts` does). esbuild bundles it with the
 //! `@bench/task` SDK (TypeScript is transpiled on the way) and componentize-js turns the
 //! bundle into a component, compiled ahead of time with weval when it is installed
-//! ([`super::weval`]).
+//! ([`super::weval`]). Both tools are bench's own ([`super::js_toolchain`]) and run
+//! contained ([`super::contain`]): esbuild reads only the project (or the task file's
+//! folder), the `node_modules` its packages resolve from and the SDK, and every file it
+//! bundled is checked to be one of those; a project's dependencies are installed without
+//! their install scripts unless the operator allows them.
 
+use super::contain::Containment;
 use super::fingerprint::Fingerprint;
+use super::js_toolchain::JsToolchain;
 use super::progress::BuildProgress;
 use super::starlingmonkey::{self, Engine};
 use super::weval::JsCompilation;
-use super::{build_if_changed, sdk, tool, wit, Built};
+use super::{build_if_changed, sdk, tool, wit, BuildScripts, Built};
 use anyhow::{bail, Context as _, Result};
 use std::ffi::{OsStr, OsString};
 use std::path::{Path, PathBuf};
@@ -39,14 +45,14 @@ const NODE_GLOBALS: &str = "src/node/globals.js";
 
 /// Builds a JavaScript/TypeScript task project (installing its npm dependencies first when
 /// they are missing) and returns the component's path.
-pub(super) fn build(dir: &Path, progress: BuildProgress) -> Result<PathBuf> {
+pub(super) fn build(dir: &Path, progress: BuildProgress, scripts: BuildScripts) -> Result<PathBuf> {
     let dir =
         &std::fs::canonicalize(dir).with_context(|| format!("cannot read {}", dir.display()))?;
     let manifest = Manifest::read(dir)?;
     sdk::restore_for(&dir.join("package.json"))?;
     let compilation = JsCompilation::choose(manifest.aot)?;
-    if !toolchain_installed(dir) {
-        install_dependencies(dir, progress)?;
+    if tool::node_package(dir, SDK_PACKAGE).is_none() {
+        install_dependencies(dir, progress, scripts)?;
     }
     let sdk = tool::node_package(dir, SDK_PACKAGE).with_context(|| {
         format!(
@@ -54,23 +60,11 @@ pub(super) fn build(dir: &Path, progress: BuildProgress) -> Result<PathBuf> {
             dir.display()
         )
     })?;
-    let componentize = tool::node_bin(dir, COMPONENTIZE_JS)
-        .with_context(|| format!("{COMPONENTIZE_JS} is not installed in {}", dir.display()))?;
-    let esbuild = tool::node_bin(dir, ESBUILD)
-        .with_context(|| format!("{ESBUILD} is not installed in {}", dir.display()))?;
+    let toolchain = JsToolchain::ensure(progress)?;
 
-    let tool_versions = [
-        tool::node_package(dir, "@bytecodealliance/componentize-js"),
-        tool::node_package(dir, ESBUILD),
-    ]
-    .map(|package| {
-        package
-            .and_then(|package| std::fs::read_to_string(package.join("package.json")).ok())
-            .unwrap_or_default()
-    });
     let compilation_key = compilation.build_key();
     let mut inputs: Vec<&str> = wit::contents().collect();
-    inputs.extend(tool_versions.iter().map(String::as_str));
+    inputs.push(JsToolchain::build_key());
     inputs.push(&compilation_key);
     inputs.push(starlingmonkey::JANITOR);
     let sources = Fingerprint::of(&[dir, &sdk], inputs)?;
@@ -78,16 +72,9 @@ pub(super) fn build(dir: &Path, progress: BuildProgress) -> Result<PathBuf> {
     let read_before = Fingerprint::files_read_for(&super::component_path(dir));
     let fingerprint = sources.clone().and_files(read_before);
     build_if_changed(dir, &fingerprint, |staging| {
-        let bundle = bundle(dir, &manifest.entry, staging, &sdk, &esbuild, progress)?;
+        let bundle = bundle(dir, &manifest.entry, &sdk, staging, &toolchain, progress)?;
         Ok(Built {
-            component: componentize_bundle(
-                dir,
-                &bundle,
-                staging,
-                &componentize,
-                &compilation,
-                progress,
-            )?,
+            component: componentize_bundle(&bundle, staging, &toolchain, &compilation, progress)?,
             // Read again now: a change during the build shows at the next one.
             fingerprint: sources.and_files(bundle.read),
         })
@@ -103,29 +90,51 @@ struct Bundle {
 
 /// Bundles the task module with esbuild. Its imports resolve from where it is, packages
 /// also from the `node_modules` the project has the SDK in (so a task module outside the
-/// project still finds the SDK); `@benchsdk/runner` is the SDK.
+/// project still finds the SDK); `@benchsdk/runner` is the SDK. esbuild may read only
+/// [`readable_roots`], and a bundle of anything else is refused.
 fn bundle(
     dir: &Path,
     entry: &Path,
-    staging: &Path,
     sdk: &Path,
-    esbuild: &Path,
+    staging: &Path,
+    toolchain: &JsToolchain,
     progress: BuildProgress,
 ) -> Result<Bundle> {
     let shim = staging.join("entry.js");
     std::fs::write(&shim, entry_shim(entry))?;
     let file = staging.join("bundle.js");
     let metafile = staging.join("meta.json");
-    let mut bundler = Command::new(esbuild);
+    let esbuild = toolchain.esbuild()?;
+    let roots = readable_roots(dir, entry, sdk);
+    let mut containment = Containment::writing_in(staging);
+    for root in roots.iter().map(PathBuf::as_path).chain(esbuild.parent()) {
+        containment = containment.reading(root);
+    }
+    let mut bundler = containment.command(&esbuild, dir)?;
     bundler.args(esbuild_arguments(&shim, sdk, &file, &metafile)?);
     if let Some(modules) = tool::node_modules_with(dir, SDK_PACKAGE) {
         bundler.env("NODE_PATH", modules);
     }
-    tool::run(bundler, dir, ESBUILD, "npm install", progress)?;
-    let read = files_in_metafile(dir, &metafile)?
+    tool::run(bundler, dir, ESBUILD, "npm install", progress).context(
+        "a build reads only the task's project (or the task file's folder), the node_modules \
+         its packages resolve from and bench's SDK",
+    )?;
+    let read: Vec<PathBuf> = files_in_metafile(dir, &metafile)?
         .into_iter()
         .filter(|file| !file.starts_with(staging))
         .collect();
+    if let Some(outside) = read
+        .iter()
+        .find(|file| !roots.iter().any(|root| file.starts_with(root)))
+    {
+        bail!(
+            "the task imports {}, which a build may not read: bench bundles only the task's \
+             project ({}) or the task file's folder, the node_modules its packages resolve \
+             from and bench's SDK (copy the file into the project)",
+            outside.display(),
+            dir.display()
+        );
+    }
     Ok(Bundle { file, read })
 }
 
@@ -210,6 +219,59 @@ fn node_modules_of(sdk: &Path) -> Result<Vec<(String, PathBuf)>> {
     Ok(modules)
 }
 
+/// What esbuild may read for a task module `entry` of the project `dir`: the project, the
+/// module's folder, every `node_modules` above either (and the packages they link to, as
+/// workspaces do) and the SDK; canonical.
+fn readable_roots(dir: &Path, entry: &Path, sdk: &Path) -> Vec<PathBuf> {
+    let mut roots = vec![dir.to_owned()];
+    roots.extend(entry.parent().map(Path::to_owned));
+    for base in roots.clone() {
+        for modules in base
+            .ancestors()
+            .map(|ancestor| ancestor.join("node_modules"))
+        {
+            if modules.is_dir() {
+                roots.extend(linked_packages(&modules));
+                roots.push(modules);
+            }
+        }
+    }
+    roots.push(sdk.to_owned());
+    let mut roots: Vec<PathBuf> = roots
+        .into_iter()
+        .filter_map(|root| std::fs::canonicalize(root).ok())
+        .collect();
+    roots.sort();
+    roots.dedup();
+    roots
+}
+
+/// The targets of the packages of `modules` that are symlinks (workspace and `file:`
+/// packages), scoped ones included.
+fn linked_packages(modules: &Path) -> Vec<PathBuf> {
+    let entries = |dir: &Path| -> Vec<PathBuf> {
+        std::fs::read_dir(dir)
+            .into_iter()
+            .flatten()
+            .filter_map(|entry| entry.ok().map(|entry| entry.path()))
+            .collect()
+    };
+    let mut linked = Vec::new();
+    for entry in entries(modules) {
+        let scoped = entry
+            .file_name()
+            .is_some_and(|name| name.to_string_lossy().starts_with('@'));
+        let packages = if scoped { entries(&entry) } else { vec![entry] };
+        linked.extend(
+            packages
+                .into_iter()
+                .filter(|package| package.is_symlink())
+                .filter_map(|package| std::fs::canonicalize(package).ok()),
+        );
+    }
+    linked
+}
+
 /// The input files an esbuild metafile lists (its paths are relative to `dir`, where esbuild
 /// ran), canonical.
 fn files_in_metafile(dir: &Path, metafile: &Path) -> Result<Vec<PathBuf>> {
@@ -229,29 +291,30 @@ fn files_in_metafile(dir: &Path, metafile: &Path) -> Result<Vec<PathBuf>> {
     Ok(files)
 }
 
-/// Turns the bundle into the task component with componentize-js.
+/// Turns the bundle into the task component with componentize-js, run from the staging
+/// folder (which its pre-initialisation sees as `/`), contained to writing there.
 fn componentize_bundle(
-    dir: &Path,
     bundle: &Bundle,
     staging: &Path,
-    componentize: &Path,
+    toolchain: &JsToolchain,
     compilation: &JsCompilation,
     progress: BuildProgress,
 ) -> Result<PathBuf> {
     let wit_dir = staging.join("wit");
     wit::write(&wit_dir)?;
     let component = staging.join("task.wasm");
-    let mut componentizer = Command::new(componentize);
+    let mut componentizer = Containment::writing_in(staging)
+        .reading("/")
+        .command("node", staging)?;
     componentizer
+        .arg(toolchain.componentize_js())
         .arg(&bundle.file)
         .arg("--wit")
         .arg(&wit_dir)
         .args(["--world-name", wit::JS_WORLD, "-o"])
         .arg(&component);
-    let package = tool::node_package(dir, "@bytecodealliance/componentize-js")
-        .with_context(|| format!("{COMPONENTIZE_JS} is not installed in {}", dir.display()))?;
     let aot = matches!(compilation, JsCompilation::Aot(_));
-    match starlingmonkey::engine(&package, aot, staging)? {
+    match starlingmonkey::engine(&toolchain.componentize_js_package(), aot, staging)? {
         Engine::Fixed(engine) => {
             componentizer.arg("--engine").arg(engine);
         }
@@ -267,7 +330,7 @@ fn componentize_bundle(
     if let Some(note) = compilation.note() {
         progress.note(&note);
     }
-    tool::run(componentizer, dir, step, "npm install", progress)?;
+    tool::run(componentizer, staging, step, "install Node.js", progress)?;
     Ok(component)
 }
 
@@ -327,14 +390,9 @@ impl Manifest {
     }
 }
 
-fn toolchain_installed(dir: &Path) -> bool {
-    tool::node_bin(dir, COMPONENTIZE_JS).is_some()
-        && tool::node_bin(dir, ESBUILD).is_some()
-        && tool::node_package(dir, SDK_PACKAGE).is_some()
-}
-
-/// `npm ci` when the project has a lockfile, else `npm install`.
-fn install_dependencies(dir: &Path, progress: BuildProgress) -> Result<()> {
+/// `npm ci` when the project has a lockfile, else `npm install`; the packages' install
+/// scripts (and the project's own) run only when the operator allows them.
+fn install_dependencies(dir: &Path, progress: BuildProgress, scripts: BuildScripts) -> Result<()> {
     let subcommand = if dir.join("package-lock.json").is_file() {
         "ci"
     } else {
@@ -342,6 +400,9 @@ fn install_dependencies(dir: &Path, progress: BuildProgress) -> Result<()> {
     };
     let mut npm = Command::new("npm");
     npm.args([subcommand, "--no-audit", "--no-fund"]);
+    if scripts == BuildScripts::Ignored {
+        npm.arg("--ignore-scripts");
+    }
     tool::run(
         npm,
         dir,

@@ -3,8 +3,10 @@
 //! changed since the last one.
 
 mod cache;
+pub(crate) mod contain;
 mod fingerprint;
 mod javascript;
+mod js_toolchain;
 mod one_file;
 pub(crate) mod progress;
 mod python;
@@ -50,15 +52,30 @@ impl Language {
     }
 }
 
+/// Whether a project's dependencies may run their install scripts (and the project its
+/// own `preinstall`, `postinstall`…) when bench installs them: only when the operator says
+/// so (`--allow-build-scripts`, `BENCH_ALLOW_BUILD_SCRIPTS`, the bench config file).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum BuildScripts {
+    /// `npm --ignore-scripts` (the default).
+    Ignored,
+    /// The operator allows install scripts.
+    Allowed,
+}
+
 /// Resolves what `bench run`/`check`/`build` were given: a `.wasm` file as is; a project
 /// directory, or one JavaScript/TypeScript/Python task file, built first.
-pub(crate) fn resolve_task(path: &Path, progress: BuildProgress) -> Result<PathBuf> {
+pub(crate) fn resolve_task(
+    path: &Path,
+    progress: BuildProgress,
+    scripts: BuildScripts,
+) -> Result<PathBuf> {
     if path.is_dir() {
-        build(path, progress)
+        build(path, progress, scripts)
     } else if path.exists() {
         match TaskFile::of(path)? {
             TaskFile::Component => Ok(path.to_owned()),
-            kind => build(&one_file::project_for(path, kind)?, progress),
+            kind => build(&one_file::project_for(path, kind)?, progress, scripts),
         }
     } else {
         bail!("{} does not exist", path.display())
@@ -67,10 +84,10 @@ pub(crate) fn resolve_task(path: &Path, progress: BuildProgress) -> Result<PathB
 
 /// Builds a task project and returns the component's path; `progress` shows the steps
 /// (and the tools' output) on stderr.
-fn build(dir: &Path, progress: BuildProgress) -> Result<PathBuf> {
+fn build(dir: &Path, progress: BuildProgress, scripts: BuildScripts) -> Result<PathBuf> {
     match Language::detect(dir) {
         Some(Language::Rust) => rust::build(dir, progress),
-        Some(Language::JavaScript) => javascript::build(dir, progress),
+        Some(Language::JavaScript) => javascript::build(dir, progress, scripts),
         Some(Language::Python) => python::build(dir, progress),
         None => bail!(
             "{} is not a task project: expected a Cargo.toml (Rust), a package.json \
@@ -134,7 +151,7 @@ mod tests {
     #[test]
     fn a_folder_without_markers_is_not_a_project() {
         let dir = tempfile::TempDir::new().unwrap();
-        let error = build(dir.path(), BuildProgress::Quiet)
+        let error = build(dir.path(), BuildProgress::Quiet, BuildScripts::Ignored)
             .unwrap_err()
             .to_string();
         assert!(error.contains("is not a task project"), "{error}");

@@ -7,7 +7,6 @@
 
 use super::cache;
 use super::sdk::Sdk;
-use super::{COMPONENTIZE_JS_VERSION, ESBUILD_VERSION, PREVIEW2_SHIM_VERSION};
 use anyhow::{bail, Context as _, Result};
 use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};
@@ -85,7 +84,7 @@ fn project_name(file: &Path) -> String {
 }
 
 /// The package of a one-file JavaScript/TypeScript task: the file (by its full path) is
-/// `main`, with the toolchain versions `bench new` projects use.
+/// `main`, and the SDK its only dependency (bench brings its own toolchain).
 fn package_json(main: &Path, js_sdk: &Path) -> String {
     let package = serde_json::json!({
         "name": "bench-one-file-task",
@@ -95,9 +94,6 @@ fn package_json(main: &Path, js_sdk: &Path) -> String {
         "main": main.to_string_lossy(),
         "devDependencies": {
             "@bench/task": format!("file:{}", js_sdk.display()),
-            "@bytecodealliance/componentize-js": COMPONENTIZE_JS_VERSION,
-            "@bytecodealliance/preview2-shim": PREVIEW2_SHIM_VERSION,
-            "esbuild": ESBUILD_VERSION,
         },
     });
     format!("{package:#}\n")
@@ -152,6 +148,10 @@ mod tests {
             serde_json::from_str(&package_json(main, Path::new("/sdk/js"))).unwrap();
         assert_eq!(package["main"], "/work/t.bench.ts");
         assert_eq!(package["devDependencies"]["@bench/task"], "file:/sdk/js");
-        assert_eq!(package["devDependencies"]["esbuild"], ESBUILD_VERSION);
+        assert_eq!(
+            package["devDependencies"].as_object().unwrap().len(),
+            1,
+            "only the SDK: the toolchain is bench's own"
+        );
     }
 }

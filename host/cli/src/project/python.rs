@@ -1,14 +1,20 @@
 //! Python task projects: the task module `app.py` (with the `bench_task` SDK) becomes a
 //! component with componentize-py. Third-party pure-Python packages come from the active
 //! virtual environment's site-packages, as componentize-py finds them.
+//!
+//! componentize-py runs the task's top-level code at build time (its pre-initialisation,
+//! inside WebAssembly, with the Python path's folders mounted), so it runs contained
+//! ([`super::contain`]): it writes only its output and temporary folders in the staging
+//! folder, and the SDK it sees is a private copy there, so neither bench's SDK cache nor the
+//! site-packages can be changed by the task's code.
 
+use super::contain::Containment;
 use super::fingerprint::Fingerprint;
 use super::progress::BuildProgress;
 use super::sdk::Sdk;
 use super::{build_if_changed, tool, wit, Built};
 use anyhow::{bail, Context as _, Result};
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 /// The task module every Python project has.
 pub(super) const APP_FILE: &str = "app.py";
@@ -52,8 +58,14 @@ fn build_in(dir: &Path, sdk: &Path, staging: &Path, progress: BuildProgress) -> 
     let shim_dir = staging.join("py");
     std::fs::create_dir_all(&shim_dir)?;
     std::fs::write(shim_dir.join(format!("{SHIM_MODULE}.py")), SHIM)?;
-    let component = staging.join("task.wasm");
-    let mut componentize = Command::new("componentize-py");
+    let private_sdk = staging.join("sdk");
+    copy_read_only(sdk, &private_sdk)?;
+    let out = staging.join("out");
+    std::fs::create_dir_all(&out)?;
+    let component = out.join("task.wasm");
+    let mut componentize = Containment::writing_in(&out)
+        .reading("/")
+        .command("componentize-py", dir)?;
     componentize
         .arg("-d")
         .arg(&wit_dir)
@@ -63,7 +75,7 @@ fn build_in(dir: &Path, sdk: &Path, staging: &Path, progress: BuildProgress) -> 
         .arg("-p")
         .arg(dir)
         .arg("-p")
-        .arg(sdk)
+        .arg(&private_sdk)
         .arg("-o")
         .arg(&component);
     tool::run(
@@ -74,4 +86,25 @@ fn build_in(dir: &Path, sdk: &Path, staging: &Path, progress: BuildProgress) -> 
         progress,
     )?;
     Ok(component)
+}
+
+/// Copies the folder `from` to `to` (created), its files read-only.
+fn copy_read_only(from: &Path, to: &Path) -> Result<()> {
+    std::fs::create_dir_all(to).with_context(|| format!("cannot create {}", to.display()))?;
+    for entry in
+        std::fs::read_dir(from).with_context(|| format!("cannot read {}", from.display()))?
+    {
+        let entry = entry?;
+        let target = to.join(entry.file_name());
+        if entry.file_type()?.is_dir() {
+            copy_read_only(&entry.path(), &target)?;
+        } else {
+            std::fs::copy(entry.path(), &target)
+                .with_context(|| format!("cannot copy {}", entry.path().display()))?;
+            let mut permissions = std::fs::metadata(&target)?.permissions();
+            permissions.set_readonly(true);
+            std::fs::set_permissions(&target, permissions)?;
+        }
+    }
+    Ok(())
 }

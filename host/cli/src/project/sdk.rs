@@ -124,34 +124,23 @@ fn missing_sdks(root: &Path) -> Vec<&'static str> {
     .collect()
 }
 
-/// The embedded SDKs' folder under `sdk_cache`, written first when missing: unpacked into a
-/// staging folder and renamed into place, so a folder that exists is complete (two benches
-/// unpacking at once both succeed).
+/// The embedded SDKs' folder under `sdk_cache`, unpacked first when missing
+/// ([`cache::fill_once`]).
 fn unpacked(sdk_cache: &Path) -> Result<PathBuf> {
     let root = sdk_cache.join(unpacked_name());
-    if root.is_dir() {
-        return Ok(root);
-    }
-    std::fs::create_dir_all(sdk_cache)
-        .with_context(|| format!("cannot create {}", sdk_cache.display()))?;
-    let staging = tempfile::Builder::new()
-        .prefix(".unpacking-")
-        .tempdir_in(sdk_cache)
-        .with_context(|| format!("cannot write in {}", sdk_cache.display()))?;
-    for (name, bytes) in FILES {
-        let path = staging.path().join("guest-sdk").join(name);
-        if let Some(parent) = path.parent() {
-            std::fs::create_dir_all(parent)?;
+    cache::fill_once(&root, |staging| {
+        for (name, bytes) in FILES {
+            let path = staging.join("guest-sdk").join(name);
+            if let Some(parent) = path.parent() {
+                std::fs::create_dir_all(parent)?;
+            }
+            std::fs::write(&path, bytes)
+                .with_context(|| format!("cannot write {}", path.display()))?;
         }
-        std::fs::write(&path, bytes).with_context(|| format!("cannot write {}", path.display()))?;
-    }
-    match std::fs::rename(staging.path(), &root) {
-        Ok(()) => Ok(root),
-        Err(_) if root.is_dir() => Ok(root),
-        Err(error) => {
-            Err(error).with_context(|| format!("cannot unpack the SDKs into {}", root.display()))
-        }
-    }
+        Ok(())
+    })
+    .with_context(|| format!("cannot unpack the SDKs into {}", root.display()))?;
+    Ok(root)
 }
 
 /// The name of the folder the embedded SDKs unpack into: `<version>-<digest>`.

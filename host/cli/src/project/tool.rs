@@ -48,14 +48,6 @@ pub(super) fn show_held_output(output: &[u8]) {
     let _ = std::io::stderr().write_all(output);
 }
 
-/// An executable installed by npm: `node_modules/.bin/<name>` in `dir` or its nearest
-/// ancestor that has one (node's own resolution order).
-pub(super) fn node_bin(dir: &Path, name: &str) -> Option<PathBuf> {
-    dir.ancestors()
-        .map(|ancestor| ancestor.join("node_modules").join(".bin").join(name))
-        .find(|bin| bin.is_file())
-}
-
 /// A package installed by npm, resolved like node does (nearest `node_modules` first),
 /// with symlinks (workspace and `file:` packages) followed.
 pub(super) fn node_package(dir: &Path, name: &str) -> Option<PathBuf> {

@@ -3,8 +3,8 @@
 //! participant; `httpKeepAlive` and `limits` at the benchmark level.
 
 use crate::js;
+use crate::sandbox::ceilings::{ConfigLimits, LimitField, LIMITS};
 use crate::sandbox::env;
-use crate::sandbox::limits::TaskBounds;
 use serde_json::{Map, Value};
 
 /// Sandbox grants and limits declared by the config.
@@ -19,29 +19,13 @@ pub struct SandboxConfig {
     /// `httpKeepAlive`: `false` opens one connection per outbound request (default `true`:
     /// connections are kept alive per destination).
     pub http_keep_alive: Option<bool>,
-    /// `limits.memoryMb`: largest memory of one sandbox, in MiB.
-    pub memory_mb: Option<f64>,
-    /// `limits.taskTimeoutMs`: longest time one task may run.
-    pub task_timeout_ms: Option<f64>,
-    /// What one task may record (`limits.maxSteps`, `maxStepNameBytes`,
-    /// `maxLogMessageBytes`, `maxTaskLogBytes`, `maxDataBytes`), defaults where not set.
-    pub task_bounds: TaskBounds,
-    /// `limits.maxParticipantLogBytes`: most bytes of one participant's log file.
-    pub max_participant_log_bytes: Option<u64>,
-    /// `limits.maxSandboxes`: most sandboxes one run may create.
-    pub max_sandboxes: Option<u64>,
+    /// What `limits` asks for (`memoryMb`, `taskTimeoutMs`, `maxSteps`…): each may only
+    /// lower the operator's ceiling ([`crate::sandbox::ceilings`]).
+    pub limits: ConfigLimits,
 }
 
-/// The whole-number `limits` fields and the largest value each may take.
-const COUNT_LIMITS: [(&str, u64); 7] = [
-    ("maxSteps", 1_000_000),
-    ("maxStepNameBytes", 1 << 20),
-    ("maxLogMessageBytes", 64 << 20),
-    ("maxTaskLogBytes", 1 << 30),
-    ("maxDataBytes", 64 << 20),
-    ("maxParticipantLogBytes", 1 << 40),
-    ("maxSandboxes", 100_000_000),
-];
+/// The `limits` fields that are numbers of any size (the others are whole numbers).
+const NUMBER_LIMITS: [LimitField; 2] = [LimitField::Memory, LimitField::TaskTimeout];
 
 /// Validates the sandbox fields of the config and of every participant.
 pub(super) fn validate(config: &Map<String, Value>) -> Result<(), String> {
@@ -71,7 +55,7 @@ pub(super) fn validate(config: &Map<String, Value>) -> Result<(), String> {
     match config.get("limits") {
         None => Ok(()),
         Some(Value::Object(limits)) => {
-            for key in ["memoryMb", "taskTimeoutMs"] {
+            for key in NUMBER_LIMITS.map(|field| field.spec().key) {
                 if let Some(value) = limits.get(key) {
                     if !value.as_f64().is_some_and(|x| x.is_finite() && x > 0.0) {
                         return Err(format!(
@@ -81,7 +65,10 @@ pub(super) fn validate(config: &Map<String, Value>) -> Result<(), String> {
                     }
                 }
             }
-            for (key, most) in COUNT_LIMITS {
+            let whole = LIMITS
+                .iter()
+                .filter(|spec| !NUMBER_LIMITS.contains(&spec.field));
+            for (key, most) in whole.map(|spec| (spec.key, spec.most)) {
                 if let Some(value) = limits.get(key) {
                     if !value.as_u64().is_some_and(|n| (1..=most).contains(&n)) {
                         return Err(format!(
@@ -99,37 +86,19 @@ pub(super) fn validate(config: &Map<String, Value>) -> Result<(), String> {
 
 /// Reads the benchmark-level sandbox fields of a validated config.
 pub(super) fn typed(config: &Map<String, Value>) -> SandboxConfig {
-    let limit = |key: &str| {
-        config
-            .get("limits")
-            .and_then(|l| l.get(key))
-            .and_then(Value::as_f64)
-    };
-    let count = |key: &str| {
-        config
-            .get("limits")
-            .and_then(|l| l.get(key))
-            .and_then(Value::as_u64)
-    };
-    let size = |key: &str, default: usize| {
-        count(key).map_or(default, |n| usize::try_from(n).unwrap_or(usize::MAX))
-    };
-    let defaults = TaskBounds::default();
+    let mut limits = ConfigLimits::default();
+    if let Some(Value::Object(asked)) = config.get("limits") {
+        for spec in &LIMITS {
+            if let Some(value) = asked.get(spec.key).and_then(Value::as_f64) {
+                limits.request(spec.field, value);
+            }
+        }
+    }
     SandboxConfig {
         allowed_hosts: strings(config.get("allowedHosts")),
         pass_env: strings(config.get("passEnv")),
         http_keep_alive: config.get("httpKeepAlive").and_then(Value::as_bool),
-        memory_mb: limit("memoryMb"),
-        task_timeout_ms: limit("taskTimeoutMs"),
-        task_bounds: TaskBounds {
-            max_steps: size("maxSteps", defaults.max_steps),
-            max_step_name_bytes: size("maxStepNameBytes", defaults.max_step_name_bytes),
-            max_log_message_bytes: size("maxLogMessageBytes", defaults.max_log_message_bytes),
-            max_task_log_bytes: size("maxTaskLogBytes", defaults.max_task_log_bytes),
-            max_data_bytes: size("maxDataBytes", defaults.max_data_bytes),
-        },
-        max_participant_log_bytes: count("maxParticipantLogBytes"),
-        max_sandboxes: count("maxSandboxes"),
+        limits,
     }
 }
 
@@ -227,14 +196,10 @@ mod tests {
             json!({"limits": {"maxSteps": 5, "maxTaskLogBytes": 100, "maxSandboxes": 20000}});
         assert_eq!(check(config.clone()), Ok(()));
         let typed = typed(config.as_object().unwrap());
-        let expected = TaskBounds {
-            max_steps: 5,
-            max_task_log_bytes: 100,
-            ..TaskBounds::default()
-        };
-        assert_eq!(typed.task_bounds, expected);
-        assert_eq!(typed.max_sandboxes, Some(20_000));
-        assert_eq!(typed.max_participant_log_bytes, None);
+        assert_eq!(typed.limits.get(LimitField::Steps), Some(5.0));
+        assert_eq!(typed.limits.get(LimitField::TaskLogBytes), Some(100.0));
+        assert_eq!(typed.limits.get(LimitField::Sandboxes), Some(20_000.0));
+        assert_eq!(typed.limits.get(LimitField::ParticipantLogBytes), None);
     }
 
     #[test]
@@ -277,9 +242,8 @@ mod tests {
         assert_eq!(typed.allowed_hosts, ["https://a.example"]);
         assert_eq!(typed.pass_env, ["HOME"]);
         assert_eq!(typed.http_keep_alive, Some(false));
-        assert_eq!(typed.memory_mb, Some(64.0));
-        assert_eq!(typed.task_timeout_ms, None);
-        assert_eq!(typed.task_bounds, TaskBounds::default());
-        assert_eq!(typed.max_sandboxes, None);
+        assert_eq!(typed.limits.get(LimitField::Memory), Some(64.0));
+        assert_eq!(typed.limits.get(LimitField::TaskTimeout), None);
+        assert_eq!(typed.limits.get(LimitField::Sandboxes), None);
     }
 }

@@ -5,6 +5,7 @@
 use super::PlanError;
 use crate::config::{BenchmarkConfig, ExecutorKind, GroupBy, Stage};
 use crate::js;
+use crate::sandbox::ceilings::LimitField;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -259,7 +260,11 @@ pub(super) fn resolve_load(
     let max_sandboxes = flags
         .max_sandboxes
         .or(declared.max_sandboxes.map(u64::from))
-        .or(config.sandbox.max_sandboxes)
+        .or(config
+            .sandbox
+            .limits
+            .get(LimitField::Sandboxes)
+            .map(|most| most as u64))
         .map_or(pre_allocated, |max| u32::try_from(max).unwrap_or(u32::MAX));
     if pre_allocated > max_sandboxes {
         return invalid(format!(

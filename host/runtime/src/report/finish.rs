@@ -13,7 +13,7 @@ use super::table::SummaryTable;
 use super::tally::RunTally;
 use super::timing::timing_report;
 use crate::plan::RunManifest;
-use anyhow::{Context as _, Result};
+use anyhow::Result;
 use std::path::Path;
 use std::process::ExitCode;
 
@@ -65,9 +65,10 @@ pub fn finish(console: &mut Console, mut results: RunResults<'_>) -> Result<Exit
         }
     }
     console.flush();
-    let path = results.dir.join("summary.json");
-    std::fs::write(&path, summary.to_json_text())
-        .with_context(|| format!("cannot write {}", path.display()))?;
+    super::files::write(
+        &results.dir.join("summary.json"),
+        summary.to_json_text().as_bytes(),
+    )?;
     let records = results.dir.join(RECORDS_NDJSON);
     results.exports.write_all(&summary, &records)?;
     step_summary::append_to_job_summary(&markdown(&summary), "summary");

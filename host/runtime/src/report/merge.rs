@@ -5,6 +5,7 @@
 //! samples in shard order) and `run.json`. The caller then ends it like any run
 //! ([`finish`](super::finish::finish)), so `summary.json` is the one a single run writes.
 
+use super::files;
 use super::input::ResultsDir;
 use super::planned::PlannedRecords;
 use super::results::{
@@ -33,8 +34,7 @@ pub struct MergedRun {
 pub fn merge(shards: &[PathBuf], out: &Path) -> Result<MergedRun> {
     let shards = ordered_shards(shards)?;
     ResultsWriter::refuse_earlier_run(out)?;
-    std::fs::create_dir_all(out.join("logs"))
-        .with_context(|| format!("cannot create the results directory {}", out.display()))?;
+    files::create_results_dir(out)?;
     let first = &shards[0].1;
     let mut manifest = first.clone();
     let mut tally = RunTally::new(&manifest);
@@ -140,11 +140,8 @@ fn merge_records(
     tally: &mut RunTally,
 ) -> Result<()> {
     let path = out.join(RECORDS_NDJSON);
-    let file = File::options()
-        .write(true)
-        .create_new(true)
-        .open(&path)
-        .with_context(|| format!("cannot create {}", path.display()))?;
+    let file =
+        files::create_new(&path).with_context(|| format!("cannot create {}", path.display()))?;
     let mut writer = BufWriter::new(file);
     let mut planned = PlannedRecords::new(&shards[0].1);
     for (dir, _) in shards {
@@ -181,9 +178,7 @@ fn concatenate(sources: &[ResultsDir], relative: &str, to: &Path) -> Result<()> 
         };
         let writer = match &mut out {
             Some(writer) => writer,
-            None => out.insert(BufWriter::new(
-                File::create(to).with_context(|| format!("cannot create {}", to.display()))?,
-            )),
+            None => out.insert(BufWriter::new(files::create(to)?)),
         };
         let part = source.path().join(relative);
         std::io::copy(&mut reader, writer)

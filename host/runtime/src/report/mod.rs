@@ -2,8 +2,10 @@
 //! summary (table, `summary.json`, exports) and the gates (`--fail-under`, failed tasks).
 
 pub mod console;
+pub mod disk_budget;
 pub mod export;
 pub mod failures;
+pub mod files;
 pub mod finish;
 pub mod gate;
 mod git_head;

@@ -1,10 +1,12 @@
 //! The local results directory of one run: `run.json`, `records.ndjson` (one record per
 //! line, written as each task finishes) and `logs/<participant>.log`, each log capped in
-//! lines and bytes and written through a bounded set of open files.
+//! lines and bytes and written through a bounded set of open files, everything counted
+//! against the run's disk budget and written without following links ([`super::files`]).
 
+use super::disk_budget::DiskBudget;
 use super::input::{self, Line, ResultsDir};
-use super::paths;
 use super::planned::PlannedRecords;
+use super::{files, paths};
 use crate::events::Finished;
 use crate::plan::RunManifest;
 use crate::record::TaskRecord;
@@ -13,7 +15,9 @@ use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap};
 use std::fs::File;
 use std::io::{BufReader, BufWriter, Read, Seek, SeekFrom, Write};
+use std::os::unix::fs::OpenOptionsExt as _;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// The run manifest's file name in a results directory.
 const RUN_JSON: &str = "run.json";
@@ -50,6 +54,7 @@ pub struct ResultsWriter {
     open_logs: BTreeMap<u64, String>,
     writes: u64,
     max_log_bytes: u64,
+    budget: Arc<DiskBudget>,
 }
 
 /// One participant's log: its file while open, and how much it holds (capped like
@@ -72,35 +77,36 @@ const MAX_OPEN_LOGS: usize = 64;
 /// The line that ends a participant log past its cap.
 const TRUNCATED: &str = "... (worker log truncated)";
 
+/// The line that ends a participant log when the run reached its disk budget.
+const BUDGET_REACHED: &str = "... (disk budget reached: the run was stopped)";
+
 impl ResultsWriter {
     /// Creates the directory, its `logs/` folder and an empty `records.ndjson` up front, so a
     /// bad path fails before any task runs; each participant log holds at most
-    /// `max_log_bytes`. A directory whose `records.ndjson` exists is refused (its records
-    /// and logs would be mixed with the new run's); callers check
+    /// `max_log_bytes`, and everything written counts against `budget`. A directory whose
+    /// `records.ndjson` exists is refused (its records and logs would be mixed with the new
+    /// run's), and so is one that is or holds a symlink; callers check
     /// [`Self::refuse_earlier_run`] before they create anything.
-    pub fn create(dir: &Path, max_log_bytes: u64) -> Result<Self> {
-        std::fs::create_dir_all(dir.join("logs"))
-            .with_context(|| format!("cannot create the results directory {}", dir.display()))?;
+    pub fn create(dir: &Path, max_log_bytes: u64, budget: Arc<DiskBudget>) -> Result<Self> {
+        files::create_results_dir(dir)?;
         let records_path = dir.join(RECORDS_NDJSON);
-        let records = File::options()
-            .write(true)
-            .create_new(true)
-            .open(&records_path)
-            .map_err(|error| match error.kind() {
-                std::io::ErrorKind::AlreadyExists => earlier_run(dir),
-                _ => anyhow::Error::new(error)
-                    .context(format!("cannot create {}", records_path.display())),
-            })?;
-        Ok(Self::writing_to(dir, records, max_log_bytes))
+        let records = files::create_new(&records_path).map_err(|error| match error.kind() {
+            std::io::ErrorKind::AlreadyExists => earlier_run(dir),
+            _ => anyhow::Error::new(error)
+                .context(format!("cannot create {}", records_path.display())),
+        })?;
+        Ok(Self::writing_to(dir, records, max_log_bytes, budget))
     }
 
     /// Reopens the results directory of a run that stopped before its end, to go on with
     /// it: records and logs are appended to; a record line cut off by the stop is removed.
-    pub fn reopen(dir: &Path, max_log_bytes: u64) -> Result<Self> {
+    pub fn reopen(dir: &Path, max_log_bytes: u64, budget: Arc<DiskBudget>) -> Result<Self> {
+        files::create_results_dir(dir)?;
         let records_path = dir.join(RECORDS_NDJSON);
         let mut records = File::options()
             .read(true)
             .append(true)
+            .custom_flags(libc::O_NOFOLLOW)
             .open(&records_path)
             .with_context(|| format!("cannot reopen {}", records_path.display()))?;
         let length = records
@@ -114,11 +120,11 @@ impl ResultsWriter {
                 .set_len(whole)
                 .with_context(|| format!("cannot cut {}", records_path.display()))?;
         }
-        Ok(Self::writing_to(dir, records, max_log_bytes))
+        Ok(Self::writing_to(dir, records, max_log_bytes, budget))
     }
 
     /// A writer appending records to `records` in `dir`, no participant log open yet.
-    fn writing_to(dir: &Path, records: File, max_log_bytes: u64) -> Self {
+    fn writing_to(dir: &Path, records: File, max_log_bytes: u64, budget: Arc<DiskBudget>) -> Self {
         Self {
             dir: dir.to_owned(),
             records: BufWriter::new(records),
@@ -126,14 +132,17 @@ impl ResultsWriter {
             open_logs: BTreeMap::new(),
             writes: 0,
             max_log_bytes,
+            budget,
         }
     }
 
-    /// Fails when `dir` already holds a run (its `run.json` or `records.ndjson`).
+    /// Fails when `dir` already holds a run (its `run.json` or `records.ndjson`, or a link
+    /// by either name), or is a symlink.
     pub fn refuse_earlier_run(dir: &Path) -> Result<()> {
+        files::refuse_link(dir)?;
         if [RUN_JSON, RECORDS_NDJSON]
             .iter()
-            .any(|name| dir.join(name).exists())
+            .any(|name| dir.join(name).symlink_metadata().is_ok())
         {
             return Err(earlier_run(dir));
         }
@@ -159,18 +168,30 @@ impl ResultsWriter {
             record: &finished.record,
             worker: finished.worker.as_deref(),
         };
-        serde_json::to_writer(&mut self.records, &line)?;
-        self.records.write_all(b"\n")?;
+        let mut counted = CountingWriter::new(&mut self.records);
+        serde_json::to_writer(&mut counted, &line)?;
+        counted.write_all(b"\n")?;
+        self.budget.charge(counted.written);
         let max_bytes = self.max_log_bytes;
         if finished.log.is_empty() || self.logs.get(participant).is_some_and(|l| l.truncated) {
             return Ok(());
         }
+        let budget = self.budget.clone();
         let log = self.open_log(participant)?;
         let file = log.file.as_mut().expect("an opened log has its file");
         for line in &finished.log {
-            let bytes = log.bytes.saturating_add(line.len() as u64 + 1);
-            if log.lines >= MAX_LOG_LINES || bytes > max_bytes {
-                writeln!(file, "{TRUNCATED}")?;
+            let line_bytes = line.len() as u64 + 1;
+            let bytes = log.bytes.saturating_add(line_bytes);
+            let end = if log.lines >= MAX_LOG_LINES || bytes > max_bytes {
+                Some(TRUNCATED)
+            } else if !budget.admit(line_bytes) {
+                Some(BUDGET_REACHED)
+            } else {
+                None
+            };
+            if let Some(end) = end {
+                writeln!(file, "{end}")?;
+                budget.charge(end.len() as u64 + 1);
                 log.truncated = true;
                 break;
             }
@@ -226,12 +247,7 @@ impl ResultsWriter {
                 }
             }
             let log = self.logs.get_mut(participant).expect("added above");
-            let file = File::options()
-                .create(true)
-                .append(true)
-                .open(&log.path)
-                .with_context(|| format!("cannot create {}", log.path.display()))?;
-            log.file = Some(BufWriter::new(file));
+            log.file = Some(BufWriter::new(files::append(&log.path)?));
         }
         let log = self.logs.get_mut(participant).expect("added above");
         log.last_write = now;
@@ -272,9 +288,31 @@ pub fn renamed_log_files<'a>(
 
 /// Writes `manifest` as `dir/run.json` (pretty-printed, replacing any earlier version).
 pub(crate) fn write_manifest(dir: &Path, manifest: &RunManifest) -> Result<()> {
-    let path = dir.join(RUN_JSON);
-    std::fs::write(&path, manifest.to_json_text())
-        .with_context(|| format!("cannot write {}", path.display()))
+    files::write(&dir.join(RUN_JSON), manifest.to_json_text().as_bytes())
+}
+
+/// A writer that counts the bytes written through it.
+struct CountingWriter<W> {
+    inner: W,
+    written: u64,
+}
+
+impl<W: Write> CountingWriter<W> {
+    fn new(inner: W) -> Self {
+        Self { inner, written: 0 }
+    }
+}
+
+impl<W: Write> Write for CountingWriter<W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let written = self.inner.write(buf)?;
+        self.written += written as u64;
+        Ok(written)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.inner.flush()
+    }
 }
 
 /// The log file of `participant` in the results directory `dir`.
@@ -501,7 +539,8 @@ mod tests {
     #[test]
     fn a_reopened_directory_drops_a_cut_off_record_and_appends() {
         let dir = tempfile::tempdir().unwrap();
-        let mut writer = ResultsWriter::create(dir.path(), 1 << 20).unwrap();
+        let mut writer =
+            ResultsWriter::create(dir.path(), 1 << 20, DiskBudget::unlimited()).unwrap();
         writer.append("a", &finished(&[])).unwrap();
         writer.flush().unwrap();
         drop(writer);
@@ -509,7 +548,8 @@ mod tests {
         let mut text = std::fs::read_to_string(&path).unwrap();
         text.push_str("{\"participant\":\"a\",\"taskI");
         std::fs::write(&path, text).unwrap();
-        let mut writer = ResultsWriter::reopen(dir.path(), 1 << 20).unwrap();
+        let mut writer =
+            ResultsWriter::reopen(dir.path(), 1 << 20, DiskBudget::unlimited()).unwrap();
         writer.append("b", &finished(&[])).unwrap();
         writer.flush().unwrap();
         let mut seen = Vec::new();
@@ -523,7 +563,7 @@ mod tests {
     #[test]
     fn the_manifest_written_is_the_manifest_read() {
         let dir = tempfile::tempdir().unwrap();
-        let writer = ResultsWriter::create(dir.path(), 1 << 20).unwrap();
+        let writer = ResultsWriter::create(dir.path(), 1 << 20, DiskBudget::unlimited()).unwrap();
         let manifest = test_manifest(json!({
             "display": {"metrics": []},
             "logFiles": {"a/b": "logs/a_b~0123456789abcdef.log"},
@@ -559,7 +599,8 @@ mod tests {
     #[test]
     fn more_participants_than_open_files_keep_every_line_in_order() {
         let dir = tempfile::tempdir().unwrap();
-        let mut writer = ResultsWriter::create(dir.path(), 1 << 20).unwrap();
+        let mut writer =
+            ResultsWriter::create(dir.path(), 1 << 20, DiskBudget::unlimited()).unwrap();
         let names: Vec<String> = (0..MAX_OPEN_LOGS * 3).map(|i| format!("p{i}")).collect();
         for round in 0..3 {
             for name in &names {
@@ -581,7 +622,7 @@ mod tests {
     #[test]
     fn a_participant_log_stops_at_its_byte_cap_with_a_marker() {
         let dir = tempfile::tempdir().unwrap();
-        let mut writer = ResultsWriter::create(dir.path(), 12).unwrap();
+        let mut writer = ResultsWriter::create(dir.path(), 12, DiskBudget::unlimited()).unwrap();
         writer.append("a", &finished(&["12345", "67890"])).unwrap();
         writer.append("a", &finished(&["x"])).unwrap();
         writer.append("a", &finished(&["y"])).unwrap();
@@ -590,6 +631,46 @@ mod tests {
             log_text(dir.path(), "a"),
             "12345\n67890\n... (worker log truncated)\n"
         );
+    }
+
+    #[test]
+    fn reaching_the_disk_budget_stops_the_run_and_ends_the_logs_with_a_marker() {
+        let dir = tempfile::tempdir().unwrap();
+        let stop = crate::exec::RunStop::default();
+        let budget = DiskBudget::new(Some(600), stop.clone());
+        let mut writer = ResultsWriter::create(dir.path(), 1 << 20, budget.clone()).unwrap();
+        let line = "l".repeat(99);
+        writer.append("a", &finished(&[&line])).unwrap();
+        assert!(!stop.is_stopping());
+        writer
+            .append("a", &finished(&[&line, &line, &line, &line]))
+            .unwrap();
+        writer.append("a", &finished(&[&line])).unwrap();
+        writer.flush().unwrap();
+        assert!(stop.is_stopping(), "used {}", budget.used());
+        assert_eq!(budget.reached(), Some(600));
+        let log = log_text(dir.path(), "a");
+        assert!(
+            log.ends_with("\n... (disk budget reached: the run was stopped)\n"),
+            "{log}"
+        );
+        let records = std::fs::read_to_string(dir.path().join(RECORDS_NDJSON)).unwrap();
+        assert_eq!(records.lines().count(), 3, "every record is kept whole");
+    }
+
+    #[test]
+    fn a_results_directory_holding_a_link_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let victim = dir.path().join("victim");
+        std::fs::write(&victim, "keep").unwrap();
+        let results = dir.path().join("results");
+        std::fs::create_dir(&results).unwrap();
+        std::os::unix::fs::symlink(&victim, results.join(RUN_JSON)).unwrap();
+        assert!(ResultsWriter::refuse_earlier_run(&results).is_err());
+        std::fs::remove_file(results.join(RUN_JSON)).unwrap();
+        std::os::unix::fs::symlink(&victim, results.join("metrics.jsonl")).unwrap();
+        assert!(ResultsWriter::create(&results, 1 << 20, DiskBudget::unlimited()).is_err());
+        assert_eq!(std::fs::read_to_string(&victim).unwrap(), "keep");
     }
 
     #[test]

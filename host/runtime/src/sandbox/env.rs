@@ -2,12 +2,14 @@
 //! config passes through, with values from the host; nothing else of the host environment,
 //! and never bench's own credentials and settings ([`is_reserved`]).
 
+use crate::sandbox::ceilings::LIMITS;
+
 /// Prefixes of the variables that hold bench's platform credentials and settings.
 const RESERVED_PREFIXES: [&str; 2] = ["BENCHMARKS_PLATFORM_", "BENCHSDK_"];
 
-/// Other variables bench reads for itself (the `NATS_*` files are a distributed run's
-/// credentials and TLS files).
-const RESERVED_NAMES: [&str; 9] = [
+/// Other variables bench reads for itself (besides the ceilings' own, [`LIMITS`]; the
+/// `NATS_*` files are a distributed run's credentials and TLS files).
+const RESERVED_NAMES: [&str; 12] = [
     "BENCH_CACHE_DIR",
     "BENCH_SDK_DIR",
     "BENCH_WEVAL",
@@ -17,6 +19,9 @@ const RESERVED_NAMES: [&str; 9] = [
     "NATS_CA",
     "NATS_CERT",
     "NATS_KEY",
+    "BENCH_CONFIG",
+    "BENCH_CACHE_KEY",
+    "BENCH_ALLOW_BUILD_SCRIPTS",
 ];
 
 /// Whether `name` is one of bench's own variables (platform credentials and URL, bench's
@@ -26,6 +31,7 @@ pub(crate) fn is_reserved(name: &str) -> bool {
         .iter()
         .any(|prefix| name.starts_with(prefix))
         || RESERVED_NAMES.contains(&name)
+        || LIMITS.iter().any(|spec| spec.env == name)
 }
 
 /// The variables `names` that are set on the host, in order, without duplicates; bench's
@@ -73,6 +79,11 @@ mod tests {
             "BENCHMARK_METRICS_INTERVAL_MS",
             "NATS_CREDS",
             "NATS_KEY",
+            "BENCH_CONFIG",
+            "BENCH_CACHE_KEY",
+            "BENCH_MAX_MEMORY",
+            "BENCH_MAX_SANDBOXES",
+            "BENCH_DISK_BUDGET",
         ] {
             assert!(is_reserved(name), "{name}");
             assert_eq!(granted_env(&[name.to_owned()], |_| Some("v".into())), []);

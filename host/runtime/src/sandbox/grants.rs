@@ -1,20 +1,21 @@
 //! What each participant's sandbox is granted, from the config's bench fields and the
 //! command line: env (its `requiredEnvVars` plus `passEnv`), directories (`--allow-dir`),
 //! HTTP destinations (`allowedHosts`, `--allow-host`), HTTP keep-alive (`httpKeepAlive`,
-//! `--http-keep-alive`) and limits (`limits`, `--max-memory`, `--task-timeout`; flags win).
-//! On a worker, the grants a run asks for must lie within its operator's
-//! ([`OperatorGrants`]).
+//! `--http-keep-alive`) and limits (the operator's ceilings, which the config's `limits` may
+//! only lower: [`crate::sandbox::ceilings`]). On a worker, the grants a run asks for must lie
+//! within its operator's ([`OperatorGrants`]).
 
 use crate::config::{BenchmarkConfig, GroupBy, Participant};
 use crate::plan::LoadModel;
+use crate::sandbox::ceilings::{Ceilings, EffectiveLimits, LimitField};
 use crate::sandbox::env::granted_env;
 use crate::sandbox::fs::DirGrant;
 use crate::sandbox::http::{AllowedHost, DenialNotices, HttpPolicy};
-use crate::sandbox::limits::{Limits, DEFAULT_MAX_SANDBOXES};
+use crate::sandbox::limits::Limits;
+use crate::sandbox::memory::HostMemory;
 use crate::sandbox::Capabilities;
 use anyhow::{anyhow, Result};
 use std::sync::Arc;
-use std::time::Duration;
 
 /// What the command line grants or limits beyond the config; empty/`None` when not given.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -23,12 +24,9 @@ pub struct SandboxOverrides {
     pub allow_hosts: Vec<String>,
     /// `--allow-dir HOST[:GUEST][:rw]` grants (repeatable), read-only unless `:rw`.
     pub allow_dirs: Vec<String>,
-    /// `--max-memory`: largest memory of one sandbox, in bytes.
-    pub max_memory_bytes: Option<u64>,
-    /// `--task-timeout`: longest time one task may run, in milliseconds.
-    pub task_timeout_ms: Option<u64>,
-    /// `--max-sandboxes`: most sandboxes the run may hold at once.
-    pub max_sandboxes: Option<u64>,
+    /// The operator's ceilings of the limits (`--max-memory`, `--task-timeout`,
+    /// `--max-sandboxes`…, their environment variables and the bench config file).
+    pub ceilings: Ceilings,
     /// `--http-keep-alive=false`: one connection per outbound request.
     pub http_keep_alive: Option<bool>,
 }
@@ -39,13 +37,14 @@ pub struct RunGrants {
     allowed_hosts: Vec<AllowedHost>,
     http_keep_alive: bool,
     dirs: Vec<DirGrant>,
-    limits: Limits,
-    max_sandboxes: u64,
+    limits: EffectiveLimits,
+    host_memory: Arc<HostMemory>,
     notices: Arc<DenialNotices>,
 }
 
 impl RunGrants {
-    /// Resolves the run-wide grants; a bad pattern, directory or limit is an error.
+    /// Resolves the run-wide grants; a bad pattern or directory, or a config limit above the
+    /// operator's ceiling, is an error.
     pub fn resolve(config: &BenchmarkConfig, flags: &SandboxOverrides) -> Result<Self> {
         let allowed_hosts = parse_hosts(
             config
@@ -59,37 +58,22 @@ impl RunGrants {
             .iter()
             .map(|spec| DirGrant::parse(spec).map_err(|e| anyhow!(e)))
             .collect::<Result<_>>()?;
-        let max_memory_bytes = match (flags.max_memory_bytes, config.sandbox.memory_mb) {
-            (Some(bytes), _) => usize::try_from(bytes).unwrap_or(usize::MAX),
-            (None, Some(mb)) => (mb * 1024.0 * 1024.0) as usize,
-            (None, None) => Limits::default().max_memory_bytes,
-        };
-        let task_timeout = flags
-            .task_timeout_ms
-            .map(Duration::from_millis)
-            .or_else(|| {
-                config
-                    .sandbox
-                    .task_timeout_ms
-                    .map(|ms| Duration::from_secs_f64(ms / 1000.0))
-            });
+        let limits = flags
+            .ceilings
+            .apply(&config.sandbox.limits)
+            .map_err(|refused| anyhow!(refused))?;
         let http_keep_alive = flags
             .http_keep_alive
             .or(config.sandbox.http_keep_alive)
             .unwrap_or(true);
+        let budget = limits.get(LimitField::HostMemory);
+        let host_memory = HostMemory::new(budget.value, budget.set_by.to_string());
         Ok(Self {
             allowed_hosts,
             http_keep_alive,
             dirs,
-            limits: Limits {
-                max_memory_bytes,
-                task_timeout,
-                task: config.sandbox.task_bounds,
-            },
-            max_sandboxes: flags
-                .max_sandboxes
-                .or(config.sandbox.max_sandboxes)
-                .unwrap_or(DEFAULT_MAX_SANDBOXES),
+            limits,
+            host_memory,
             notices: Arc::default(),
         })
     }
@@ -113,13 +97,19 @@ impl RunGrants {
             env: granted_env(names, lookup),
             dirs: self.dirs.clone(),
             http: HttpPolicy::new(allowed, self.http_keep_alive, self.notices.clone()),
-            limits: self.limits,
+            limits: self.limits.sandbox_limits(),
+            host_memory: self.host_memory.clone(),
         })
     }
 
     /// The limits every sandbox gets.
     pub fn limits(&self) -> Limits {
-        self.limits
+        self.limits.sandbox_limits()
+    }
+
+    /// The run's limits and who set each.
+    pub fn effective_limits(&self) -> &EffectiveLimits {
+        &self.limits
     }
 
     /// Refuses a run that would keep more sandboxes alive at once (`needed`, see
@@ -132,7 +122,7 @@ impl RunGrants {
         load: &LoadModel,
         concurrency: u32,
     ) -> Result<()> {
-        let allowed = self.max_sandboxes;
+        let allowed = self.limits.max_sandboxes();
         if needed as u64 <= allowed {
             return Ok(());
         }
@@ -151,9 +141,8 @@ impl RunGrants {
         };
         Err(anyhow!(
             "this run would hold {needed} sandboxes at once ({why}), more than the {allowed} \
-             allowed; {lower}, or raise the cap with limits.maxSandboxes or --max-sandboxes \
-             {needed} (every sandbox reserves 4 GiB of address space and keeps its memory while \
-             it lives)"
+             allowed; {lower}, or raise the cap with --max-sandboxes {needed} (every sandbox \
+             reserves 4 GiB of address space and keeps its memory while it lives)"
         ))
     }
 }
@@ -223,14 +212,21 @@ fn parse_hosts<'a>(patterns: impl IntoIterator<Item = &'a String>) -> Result<Vec
 mod tests {
     use super::*;
     use crate::config::parse_config;
+    use crate::sandbox::ceilings::SetBy;
 
     fn grants(max_sandboxes: u64) -> RunGrants {
+        let mut ceilings = Ceilings::default();
+        ceilings.set(
+            LimitField::Sandboxes,
+            max_sandboxes,
+            SetBy::Flag("--max-sandboxes"),
+        );
         RunGrants {
             allowed_hosts: Vec::new(),
             http_keep_alive: true,
             dirs: Vec::new(),
-            limits: Limits::default(),
-            max_sandboxes,
+            limits: ceilings.apply(&Default::default()).unwrap(),
+            host_memory: Arc::default(),
             notices: Arc::default(),
         }
     }
@@ -252,8 +248,8 @@ mod tests {
                 .unwrap_err()
                 .to_string(),
             "this run would hold 1000000 sandboxes at once (--concurrency 1000000), more than \
-             the 10 allowed; lower concurrency, or raise the cap with limits.maxSandboxes or \
-             --max-sandboxes 1000000 (every sandbox reserves 4 GiB of address space and keeps \
+             the 10 allowed; lower concurrency, or raise the cap with --max-sandboxes 1000000 \
+             (every sandbox reserves 4 GiB of address space and keeps \
              its memory while it lives)"
         );
         assert!(grants

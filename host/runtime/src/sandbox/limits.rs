@@ -10,12 +10,6 @@ pub(crate) const DEFAULT_MAX_MEMORY_BYTES: usize = 512 << 20;
 /// Most participant-log lines one task may produce before further lines are dropped.
 pub(crate) const MAX_TASK_LOG_LINES: usize = 100_000;
 
-/// Default (and most a config may ask for) of sandboxes alive at once in one run.
-pub const DEFAULT_MAX_SANDBOXES: u64 = 10_000;
-
-/// Default (and most a config may ask for) of bytes in one participant's log file.
-pub const DEFAULT_MAX_PARTICIPANT_LOG_BYTES: u64 = 256 << 20;
-
 /// Limits of one sandbox.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Limits {
@@ -38,7 +32,8 @@ impl Default for Limits {
 }
 
 /// Bounds on what one task records through `context` and returns, so one task cannot grow
-/// the host without limit. Each has a default that is also the most a config may ask for.
+/// the host without limit. Each default is bench's ceiling ([`crate::sandbox::ceilings`]),
+/// which the operator may raise and a task's config only lower.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct TaskBounds {
     /// Most steps of one task (started through `context` plus returned); past it the task

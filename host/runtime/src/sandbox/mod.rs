@@ -3,6 +3,7 @@
 //! deny-by-default HTTP (`http`), captured stdio (`stdio`), host-computed primitives
 //! (`natives`) — within its `limits`.
 
+pub mod ceilings;
 pub mod context;
 pub mod cpu;
 pub mod env;
@@ -10,6 +11,7 @@ pub mod fs;
 pub mod grants;
 pub mod http;
 pub mod limits;
+pub mod memory;
 pub mod natives;
 pub(crate) mod stdio;
 
@@ -17,10 +19,12 @@ use crate::sandbox::context::TaskRecorder;
 use fs::DirGrant;
 use http::{HttpPolicy, OutboundHttp};
 use limits::Limits;
+use memory::{Grown, HostMemory, SandboxMemory};
 use natives::Natives;
+use std::sync::Arc;
 use stdio::CapturedOutput;
 use wasmtime::component::ResourceTable;
-use wasmtime::{Engine, Store, StoreLimits, StoreLimitsBuilder};
+use wasmtime::{Engine, ResourceLimiter, Store};
 use wasmtime_wasi::{FsPerms, WasiCtx, WasiCtxBuilder, WasiCtxView, WasiView};
 use wasmtime_wasi_http::{WasiHttpCtx, WasiHttpCtxView, WasiHttpView};
 
@@ -35,7 +39,13 @@ pub struct Capabilities {
     pub http: HttpPolicy,
     /// Memory and time limits.
     pub limits: Limits,
+    /// The run's host memory budget, shared by all its sandboxes.
+    pub host_memory: Arc<HostMemory>,
 }
+
+/// Most resources (HTTP fields, requests, streams, pollables…) one sandbox holds in the host
+/// at once.
+const MAX_RESOURCES: usize = 65_536;
 
 /// The state of one sandbox's store.
 pub struct SandboxState {
@@ -52,7 +62,7 @@ pub struct SandboxState {
     wasi: WasiCtx,
     http: WasiHttpCtx,
     table: ResourceTable,
-    store_limits: StoreLimits,
+    memory: SandboxMemory,
 }
 
 impl SandboxState {
@@ -81,13 +91,19 @@ impl SandboxState {
             natives: Natives::default(),
             wasi: wasi.build(),
             http: WasiHttpCtx::new(),
-            table: ResourceTable::new(),
-            store_limits: StoreLimitsBuilder::new()
-                .memory_size(capabilities.limits.max_memory_bytes)
-                .trap_on_grow_failure(true)
-                .build(),
+            table: resource_table(),
+            memory: SandboxMemory::new(
+                capabilities.limits.max_memory_bytes,
+                capabilities.host_memory.clone(),
+            ),
         }
     }
+}
+
+fn resource_table() -> ResourceTable {
+    let mut table = ResourceTable::new();
+    table.set_max_capacity(MAX_RESOURCES);
+    table
 }
 
 impl SandboxState {
@@ -95,6 +111,38 @@ impl SandboxState {
     /// responses…) the guest holds: what a guest that never drops them grows.
     pub fn live_resources(&mut self) -> usize {
         self.table.iter_mut().count()
+    }
+
+    /// Counts a growth of linear memory or a table (recounting the HTTP fields held when
+    /// it does not fit); past a bound, the guest traps with `memory_limit`.
+    fn grow(&mut self, what: Grown, current: usize, desired: usize) -> wasmtime::Result<bool> {
+        let table = &mut self.table;
+        self.memory
+            .grow(what, current, desired, || http::fields::held(table))
+            .map_err(wasmtime::Error::new)?;
+        Ok(true)
+    }
+}
+
+/// Linear memories, tables and the host's HTTP fields count against the sandbox's memory
+/// limit and the run's host memory budget; crossing either traps with `memory_limit`.
+impl ResourceLimiter for SandboxState {
+    fn memory_growing(
+        &mut self,
+        current: usize,
+        desired: usize,
+        _maximum: Option<usize>,
+    ) -> wasmtime::Result<bool> {
+        self.grow(Grown::LinearMemory, current, desired)
+    }
+
+    fn table_growing(
+        &mut self,
+        current: usize,
+        desired: usize,
+        _maximum: Option<usize>,
+    ) -> wasmtime::Result<bool> {
+        self.grow(Grown::Table, current, desired)
     }
 }
 
@@ -104,7 +152,7 @@ impl SandboxState {
 /// first epoch check).
 pub(crate) fn new_store(engine: &Engine, capabilities: &Capabilities) -> Store<SandboxState> {
     let mut store = Store::new(engine, SandboxState::new(capabilities));
-    store.limiter(|state| &mut state.store_limits);
+    store.limiter(|state| state as &mut dyn ResourceLimiter);
     store.epoch_deadline_async_yield_and_update(1);
     store.set_epoch_deadline(1);
     store

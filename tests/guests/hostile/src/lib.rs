@@ -103,6 +103,17 @@ fn attack(ctx: &Context, name: &str) -> Result<(), TaskError> {
                 ctx.log(&message);
             }
         }
+        "fields-flood" => {
+            // wasi:http fields live in the host: 100 KiB each, held until the task fails.
+            let value = vec![b'v'; 100 << 10];
+            let mut held = Vec::new();
+            for _ in 0..100_000 {
+                let fields = wasip2::http::types::Fields::new();
+                let _ = fields.append("x-flood", &value);
+                held.push(fields);
+            }
+            black_box(&held);
+        }
         "panic" => panic!("hostile panic"),
         _ => {}
     }

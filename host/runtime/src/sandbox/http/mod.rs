@@ -13,6 +13,7 @@ mod connector;
 mod decisions;
 mod denial;
 mod destination;
+pub(crate) mod fields;
 mod pool;
 mod response_body;
 
