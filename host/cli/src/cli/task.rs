@@ -12,6 +12,7 @@ use bench_runtime::engine::{EngineSettings, TaskEngine};
 use bench_runtime::exec::{ExecPlan, RunStop, SlotConfig};
 use bench_runtime::plan::{self, ResolvedRun, Skipped};
 use bench_runtime::report::gate;
+use bench_runtime::sandbox::ceilings::Ceilings;
 use bench_runtime::sandbox::grants::RunGrants;
 use std::path::Path;
 use std::sync::Arc;
@@ -87,20 +88,22 @@ fn is_quiet(argv: &[String]) -> bool {
 /// Loads the task and decides everything a run needs before its first task, with this
 /// process's environment.
 pub(super) async fn prepare(task_path: &Path, argv: &[String]) -> Result<Prepared> {
-    prepare_with(task_path, argv, &host_env).await
-}
-
-/// [`prepare`] with participants' variables from `env`.
-pub(super) async fn prepare_with(
-    task_path: &Path,
-    argv: &[String],
-    env: Env<'_>,
-) -> Result<Prepared> {
-    let progress = BuildProgress::on_stderr(is_quiet(argv));
     // The operator's ceilings and budgets: the command line's, then the environment's and
     // the bench config file's.
     let mut ceilings = flags::ceilings_of(argv)?;
     settings::apply(&mut ceilings)?;
+    prepare_with(task_path, argv, ceilings, &host_env).await
+}
+
+/// [`prepare`] within the ceilings and budgets `ceilings`, with participants' variables
+/// from `env`.
+pub(super) async fn prepare_with(
+    task_path: &Path,
+    argv: &[String],
+    ceilings: Ceilings,
+    env: Env<'_>,
+) -> Result<Prepared> {
+    let progress = BuildProgress::on_stderr(is_quiet(argv));
     let scripts = settings::build_scripts(argv.iter().any(|word| word == ALLOW_SCRIPTS_FLAG))?;
     let wasm = project::resolve_task(task_path, progress, scripts)?;
     let engine = TaskEngine::new(&EngineSettings::default())?

@@ -9,6 +9,7 @@
 
 use super::task::{prepare_with, slot_config, Prepared};
 use super::{block_on, error_exit};
+use crate::{flags, settings};
 use anyhow::{bail, Context as _, Result};
 use bench_dispatch::{
     check_worker_name, AccessFiles, Announcement, NatsAccess, PublicKey, Pulled, RunDescriptor,
@@ -19,6 +20,7 @@ use bench_runtime::dispatch::{run_unit, RecordBatch};
 use bench_runtime::engine::{EngineSettings, TaskEngine};
 use bench_runtime::exec::{ExecPlan, SlotConfig, SlotFactory};
 use bench_runtime::report::console::escape;
+use bench_runtime::sandbox::ceilings::Ceilings;
 use bench_runtime::sandbox::grants::OperatorGrants;
 use clap::Args;
 use futures_util::{Stream, StreamExt};
@@ -148,11 +150,14 @@ impl WorkerArgs {
             Some(path) => SigningKey::read(path)?,
             None => SigningKey::generate(),
         };
-        let operator = Arc::new(OperatorGrants::parse(
-            &self.allow_host,
-            &self.allow_dir,
-            &self.serve_env,
-        )?);
+        // The ceilings of the runs served here: this machine's environment's and bench
+        // config file's (a run's flags may only lower them).
+        let mut ceilings = Ceilings::default();
+        settings::apply(&mut ceilings)?;
+        let operator = Arc::new(
+            OperatorGrants::parse(&self.allow_host, &self.allow_dir, &self.serve_env)?
+                .with_ceilings(ceilings),
+        );
         let files = AccessFiles {
             creds: self.nats_creds.clone(),
             nkey: self.nats_nkey.clone(),
@@ -510,13 +515,15 @@ struct ReadyRun {
 }
 
 /// Fetches and verifies the run's component and prepares the run from its flags, as
-/// `bench run` would here, with only the grants and variables the operator gives.
+/// `bench run` would here, with only the grants and variables the operator gives and within
+/// its ceilings.
 async fn ready_to_serve(
     link: &WorkerLink,
     descriptor: &RunDescriptor,
     operator: &OperatorGrants,
     slot_count: u32,
 ) -> Result<ReadyRun> {
+    let ceilings = operator.ceilings_for(&flags::ceilings_of(&descriptor.argv)?)?;
     let component = link.component(&descriptor.component_sha256).await?;
     let dir = tempfile::tempdir().context("cannot create a temporary directory")?;
     let path = dir.path().join("task.wasm");
@@ -532,7 +539,7 @@ async fn ready_to_serve(
         grants,
         exec_plan,
         ..
-    } = prepare_with(&path, &descriptor.argv, &env).await?;
+    } = prepare_with(&path, &descriptor.argv, ceilings, &env).await?;
     let engine = TaskEngine::for_run(&EngineSettings::default(), task.pool_size(slot_count))?;
     let task = Arc::new(task.load_into(&engine)?);
     drop(loading_engine);

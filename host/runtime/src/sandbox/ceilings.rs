@@ -129,6 +129,10 @@ fn in_binary_units(bytes: u64) -> (u64, &'static str) {
         .map_or((bytes, "B"), |(shift, unit)| (bytes >> shift, unit))
 }
 
+/// The limits of the results directory: on a worker, which writes none, a dispatched run's
+/// flags set them as they are.
+const RESULTS_LIMITS: [LimitField; 2] = [LimitField::DiskBytes, LimitField::ParticipantLogBytes];
+
 /// Every limit a task's config may lower, in the order `bench inspect` shows them.
 pub const LIMITS: [LimitSpec; 15] = [
     LimitSpec {
@@ -415,6 +419,42 @@ impl Ceilings {
         self.get(field).value
     }
 
+    /// These ceilings (a worker operator's) lowered by those a dispatched run's flags set
+    /// (`run`'s set by a flag): each such value when it is at most the ceiling (the limits of
+    /// the results directory, which only the coordinator writes, as they are). A flag above a
+    /// ceiling is an error naming every such flag, the ceiling and who set it.
+    pub fn lowered_by(&self, run: &Ceilings) -> Result<Ceilings, String> {
+        let mut lowered = self.clone();
+        let mut refused = Vec::new();
+        for (spec, asked) in LIMITS.iter().zip(&run.settings) {
+            let (SetBy::Flag(_), Some(value)) = (&asked.set_by, asked.value) else {
+                continue;
+            };
+            let own = &mut lowered.settings[position(spec.field)];
+            match own.value {
+                Some(ceiling) if value > ceiling && !RESULTS_LIMITS.contains(&spec.field) => {
+                    refused.push(format!(
+                        "{} {} is above this worker's ceiling of {} ({})",
+                        spec.flag,
+                        spec.flag_value(value),
+                        spec.shown(Some(ceiling)),
+                        own.set_by
+                    ))
+                }
+                _ => *own = asked.clone(),
+            }
+        }
+        if refused.is_empty() {
+            return Ok(lowered);
+        }
+        Err(format!(
+            "the run's flags ask for more than this worker allows (a run's flags may only lower \
+             the ceilings of the worker's operator, set by its environment variables and bench \
+             config file):\n  {}",
+            refused.join("\n  ")
+        ))
+    }
+
     /// The limits of a run whose config asks for `requested`: each the config's value
     /// when it lowers the ceiling, else the ceiling. A config asking for more than a ceiling
     /// is an error naming every such field, its ceiling and how to raise it.
@@ -609,6 +649,60 @@ mod tests {
              with --max-memory 1536MiB\n  \
              limits.maxSandboxes is 1000000, above the ceiling of 10000 (bench's default): \
              raise it with --max-sandboxes 1000000"
+        );
+    }
+
+    #[test]
+    fn a_dispatched_run_s_flags_may_only_lower_a_worker_s_ceilings() {
+        let mut worker = Ceilings::default();
+        worker.set(
+            LimitField::Memory,
+            256 << 20,
+            SetBy::Env("BENCH_MAX_MEMORY"),
+        );
+        let mut run = Ceilings::default();
+        run.set(LimitField::Memory, 128 << 20, SetBy::Flag("--max-memory"));
+        run.set(
+            LimitField::TaskTimeout,
+            5_000,
+            SetBy::Flag("--task-timeout"),
+        );
+        let lowered = worker.lowered_by(&run).unwrap();
+        assert_eq!(lowered.value(LimitField::Memory), Some(128 << 20));
+        assert_eq!(
+            lowered.get(LimitField::TaskTimeout).set_by,
+            SetBy::Flag("--task-timeout"),
+            "an unlimited ceiling takes the run's value"
+        );
+        assert_eq!(
+            lowered.get(LimitField::Steps),
+            worker.get(LimitField::Steps)
+        );
+        assert_eq!(worker.lowered_by(&Ceilings::default()).unwrap(), worker);
+        let mut results = Ceilings::default();
+        results.set(LimitField::DiskBytes, 1 << 40, SetBy::Flag("--disk-budget"));
+        assert_eq!(
+            worker
+                .lowered_by(&results)
+                .unwrap()
+                .value(LimitField::DiskBytes),
+            Some(1 << 40),
+            "the coordinator's results directory is not the worker's"
+        );
+
+        run.set(LimitField::Memory, 1 << 30, SetBy::Flag("--max-memory"));
+        run.set(
+            LimitField::Sandboxes,
+            20_000,
+            SetBy::Flag("--max-sandboxes"),
+        );
+        assert_eq!(
+            worker.lowered_by(&run).unwrap_err(),
+            "the run's flags ask for more than this worker allows (a run's flags may only lower \
+             the ceilings of the worker's operator, set by its environment variables and bench \
+             config file):\n  \
+             --max-memory 1GiB is above this worker's ceiling of 256 MiB (BENCH_MAX_MEMORY)\n  \
+             --max-sandboxes 20000 is above this worker's ceiling of 10000 (bench's default)"
         );
     }
 

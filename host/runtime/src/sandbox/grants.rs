@@ -148,12 +148,14 @@ impl RunGrants {
 }
 
 /// What a worker's operator lets the runs it serves have (`bench worker --allow-host`,
-/// `--allow-dir`, `--serve-env`): a run's grants may be narrower, never wider.
+/// `--allow-dir`, `--serve-env`, and the ceilings of the limits): a run's grants and limits
+/// may be narrower, never wider.
 #[derive(Debug, Clone, Default)]
 pub struct OperatorGrants {
     hosts: Vec<AllowedHost>,
     dirs: Vec<DirGrant>,
     env: Vec<String>,
+    ceilings: Ceilings,
 }
 
 impl OperatorGrants {
@@ -166,7 +168,21 @@ impl OperatorGrants {
                 .map(|spec| DirGrant::parse(spec).map_err(|e| anyhow!(e)))
                 .collect::<Result<_>>()?,
             env: env.to_vec(),
+            ceilings: Ceilings::default(),
         })
+    }
+
+    /// These grants with the operator's `ceilings` (bench's defaults otherwise).
+    pub fn with_ceilings(self, ceilings: Ceilings) -> Self {
+        Self { ceilings, ..self }
+    }
+
+    /// The ceilings of a run whose flags set `run`'s: the operator's, lowered by the run's
+    /// flags; a flag above one of them is refused ([`Ceilings::lowered_by`]).
+    pub fn ceilings_for(&self, run: &Ceilings) -> Result<Ceilings> {
+        self.ceilings
+            .lowered_by(run)
+            .map_err(|refused| anyhow!(refused))
     }
 
     /// The value of `name` in this process's environment, if the operator serves it.
