@@ -1,7 +1,7 @@
 //! End-to-end: a distributed run's faults, every task still recorded exactly once. Workers
 //! started before a nats-server restart serve the runs announced after it (and exit
-//! non-zero when the server comes back without JetStream); a run stopped by Ctrl-C is
-//! completed by `bench run --resume`.
+//! non-zero when the server comes back without JetStream); a run stopped by Ctrl-C or
+//! SIGTERM is completed by `bench run --resume`.
 
 use crate::support::{
     bench::{run_into, Run},
@@ -65,6 +65,17 @@ fn workers_outlive_a_nats_server_restart_and_exit_when_jetstream_is_gone() {
 
 #[test]
 fn a_run_stopped_by_ctrl_c_resumes_to_every_task_exactly_once() {
+    stopped_by_signal_then_resumed("-INT");
+}
+
+#[test]
+fn a_run_stopped_by_sigterm_resumes_to_every_task_exactly_once() {
+    stopped_by_signal_then_resumed("-TERM");
+}
+
+/// A dispatched run stopped mid-way by `signal` (`kill`'s spelling) ends as interrupted
+/// with exit 130, and `--resume` then completes it with every task recorded once.
+fn stopped_by_signal_then_resumed(signal: &str) {
     let nats = NatsServer::start();
     let tmp = TempDir::new().unwrap();
     let cwd = tmp.path();
@@ -90,11 +101,11 @@ fn a_run_stopped_by_ctrl_c_resumes_to_every_task_exactly_once() {
         &[&args[..], &quick].concat(),
     );
     wait_for_records(&cwd.join("results"));
-    let signal = Command::new("kill")
-        .args(["-INT", &coordinator.id().to_string()])
+    let sent = Command::new("kill")
+        .args([signal, &coordinator.id().to_string()])
         .status()
         .unwrap();
-    assert!(signal.success());
+    assert!(sent.success());
     let stopped = Run::from(coordinator.wait_with_output().unwrap());
     assert_eq!(stopped.code, Some(130), "{}", stopped.stderr);
     let manifest = read_json(&cwd.join("results").join("run.json"));

@@ -500,3 +500,63 @@ fn forged_records_advisories_announcements_and_ids_change_nothing() {
     let manifest = read_json(&cwd.join("results/run.json"));
     assert_eq!(manifest["tasks"]["total"], 300);
 }
+
+#[test]
+fn a_replayed_signed_unit_records_no_task_twice() {
+    let nats = NatsServer::start();
+    let tmp = TempDir::new().unwrap();
+    let cwd = tmp.path();
+    let (key, public) = keygen(cwd, "run");
+    let serve = ["--trust", text(&public), "--slots", "2"];
+    let _worker = Worker::spawn(cwd, &nats.url(), "w1", &serve, &[]);
+    wait_for_log(cwd, "w1", "serving");
+    // The first unit the coordinator publishes, published again three times as it was
+    // (signature and all) under message ids JetStream has not seen.
+    let (ready, subscribed) = std::sync::mpsc::channel();
+    let url = nats.url();
+    let replayer = std::thread::spawn(move || {
+        tokio::runtime::Runtime::new()
+            .unwrap()
+            .block_on(async move {
+                let client = async_nats::connect(url).await.unwrap();
+                let mut units = client.subscribe("bench.work.>").await.unwrap();
+                client.flush().await.unwrap();
+                ready.send(()).unwrap();
+                let unit = tokio::time::timeout(Duration::from_secs(120), units.next())
+                    .await
+                    .expect("a unit is published")
+                    .unwrap();
+                let js = async_nats::jetstream::new(client);
+                for copy in 0..3 {
+                    let mut headers = unit.headers.clone().unwrap_or_default();
+                    headers.insert("Nats-Msg-Id", format!("replay-{copy}").as_str());
+                    let subject = unit.subject.to_string();
+                    publish(&js, subject, headers, unit.payload.to_vec()).await;
+                }
+            });
+    });
+    subscribed.recv().unwrap();
+    let sleeper = test_guest("sleeper");
+    let args = [
+        "--sign",
+        text(&key),
+        "--iterations",
+        "100",
+        "--concurrency",
+        "2",
+        "--sleep-ms",
+        "5",
+        "-q",
+    ];
+    let run = run_into(cwd, &sleeper, "results", Some(&nats.url()), &args);
+    replayer.join().unwrap();
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    let (recorded, _) = task_tally(&cwd.join("results"));
+    assert_eq!(recorded.len(), 100, "none lost");
+    assert!(
+        recorded.values().all(|count| *count == 1),
+        "none twice: {recorded:?}"
+    );
+    let manifest = read_json(&cwd.join("results/run.json"));
+    assert_eq!(manifest["tasks"]["total"], 100);
+}
