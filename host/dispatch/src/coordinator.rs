@@ -19,7 +19,7 @@ use async_nats::HeaderMap;
 use bench_runtime::dispatch::{RecordBatch, WorkUnit};
 use futures_util::{StreamExt, TryStreamExt};
 use serde::{Deserialize, Serialize};
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 use std::time::Duration;
 use tokio::time::Instant;
 
@@ -66,8 +66,9 @@ pub struct Coordinator {
     descriptor: RunDescriptor,
     signer: Option<SigningKey>,
     trusted_workers: Option<Vec<PublicKey>>,
-    /// Workers that said hello: key → name.
-    joined: HashMap<PublicKey, String>,
+    /// Workers that said hello: key → the names that said it with that key (replicas of a
+    /// deployment may share one key).
+    joined: HashMap<PublicKey, BTreeSet<String>>,
     incoming: pull::Stream,
     /// JetStream's advisories of units delivered `MAX_DELIVER` times without an ack.
     given_up: async_nats::Subscriber,
@@ -245,13 +246,16 @@ impl Coordinator {
             descriptor,
             signer,
             trusted_workers,
-            joined: known_workers.into_iter().collect(),
+            joined: HashMap::new(),
             incoming,
             given_up,
             announcements,
             announced: Default::default(),
             unacked: Vec::new(),
         };
+        for (key, name) in known_workers {
+            coordinator.join(key, name);
+        }
         coordinator.announce().await?;
         Ok(coordinator)
     }
@@ -393,12 +397,17 @@ impl Coordinator {
             }
             return Incoming::Refusal(note);
         }
-        self.joined.insert(key, note.worker.clone());
+        self.join(key, note.worker.clone());
         Incoming::Hello { note, key }
     }
 
+    /// Records that the holder of `key` is worker `name` of this run.
+    fn join(&mut self, key: PublicKey, name: String) {
+        self.joined.entry(key).or_default().insert(name);
+    }
+
     fn read_batch(&self, message: &Message, key: PublicKey) -> Incoming {
-        let Some(worker) = self.joined.get(&key) else {
+        let Some(workers) = self.joined.get(&key) else {
             return Incoming::Dropped(format!(
                 "a record batch signed by {key}, a key no worker of this run said hello with"
             ));
@@ -414,10 +423,12 @@ impl Coordinator {
                 batch.run_id
             ));
         }
-        if batch.worker != *worker {
+        if !workers.contains(&batch.worker) {
+            let names = workers.iter().map(String::as_str).collect::<Vec<_>>();
             return Incoming::Dropped(format!(
-                "a record batch naming worker \"{}\", signed by the key of worker \"{worker}\"",
-                batch.worker
+                "a record batch naming worker \"{}\", signed by the key of worker \"{}\"",
+                batch.worker,
+                names.join("\", \"")
             ));
         }
         let id = message

@@ -500,3 +500,46 @@ async fn a_trusting_worker_reads_only_what_its_keys_signed() {
         "{pulled:?}"
     );
 }
+
+#[tokio::test]
+async fn workers_sharing_one_key_each_count_under_their_own_name() {
+    let nats = NatsServer::start();
+    let keys = TempDir::new().unwrap();
+    let key_file = keys.path().join("worker.key");
+    SigningKey::generate().write_new(&key_file).unwrap();
+    let shared = || SigningKey::read(&key_file).unwrap();
+    let mut coordinator = coordinator(&nats.url, descriptor("r6", 30_000)).await;
+    coordinator.publish_units(0, &[unit("a")]).await.unwrap();
+    coordinator.publish_units(1, &[unit("b")]).await.unwrap();
+    // Two replicas of one deployment, one key between them.
+    let mut deliveries = Vec::new();
+    for (name, participant, index) in [("w1", "a", 0), ("w2", "b", 1)] {
+        let link = WorkerLink::connect(&access(&nats.url), name, shared(), RunTrust::Any)
+            .await
+            .unwrap();
+        let delivery = pull(&link.work("r6", index, participant).await.unwrap()).await;
+        link.hello("r6", &[participant.into()]).await.unwrap();
+        deliveries.push((link, delivery, name, participant));
+    }
+    for (link, delivery, name, participant) in &deliveries {
+        let batch = batch_of("r6", &unit(participant), name, &[0, 1]);
+        link.publish(&batch, delivery).await.unwrap();
+    }
+    // A name that never said hello, under the shared key, does not count.
+    let (link, delivery, _, _) = &deliveries[0];
+    let stranger = batch_of("r6", &unit("a"), "w3", &[0]);
+    link.publish(&stranger, delivery).await.unwrap();
+    let got = received(&mut coordinator, Duration::from_millis(500)).await;
+    let workers: Vec<_> = got
+        .iter()
+        .filter_map(|incoming| match incoming {
+            Incoming::Records(batch) => Some(batch.worker.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(workers, ["w1", "w2"], "{got:?}");
+    assert_eq!(
+        dropped(&got),
+        ["a record batch naming worker \"w3\", signed by the key of worker \"w1\", \"w2\""]
+    );
+}
