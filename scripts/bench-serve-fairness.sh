@@ -25,13 +25,15 @@ trap cleanup EXIT
 
 "$bench" serve --db "$work/bench.db" --port 0 --create-key >"$work/serve.out" 2>&1 &
 server=$!
-until [ "$(wc -l <"$work/serve.out")" -ge 2 ]; do sleep 0.05; done
+until [ "$(wc -l <"$work/serve.out" 2>/dev/null || echo 0)" -ge 2 ]; do sleep 0.05; done
 url=$(sed -n 's/^Listening on //p' "$work/serve.out")
 key=$(sed -n 's/^API key: //p' "$work/serve.out")
 export BENCHMARKS_PLATFORM_URL=$url BENCHMARKS_PLATFORM_API_KEY=$key
 export BENCHMARK_METRICS_INTERVAL_MS=0
-for _ in a b; do
-  "$bench" run "$noop" -q --iterations "$tasks" --concurrency 1 --slug fair --out "$work/run" \
+curl -sf -X PUT -H "Authorization: Bearer $key" -H 'Content-Type: application/json' \
+  -d '{"name": "fair"}' "$url/api/v1/benchmarks/fair" >/dev/null
+for run in a b; do
+  "$bench" run "$noop" -q --iterations "$tasks" --concurrency 1 --slug fair --out "$work/run-$run" \
     >/dev/null 2>&1
 done
 runs=$(curl -sf -H "Authorization: Bearer $key" "$url/api/v1/benchmarks/fair/runs")
