@@ -41,6 +41,8 @@ pub mod bindings {
         pub_export_macro: true,
         export_macro_name: "__export_task_world",
         default_bindings_module: "bench_guest::bindings",
+        // The pollables of `websocket` connections.
+        with: { "wasi:io/poll@0.2.12": generate },
     });
 }
 

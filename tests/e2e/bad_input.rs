@@ -66,7 +66,7 @@ fn a_truncated_component_is_invalid() {
 fn a_component_without_run_names_the_world() {
     let dir = TempDir::new().unwrap();
     let run = run_bench(dir.path(), &["run", test_guest("no-run").to_str().unwrap()]);
-    assert_one_line_failure(&run, &["does not export `run`", "bench:task/task@0.1.1"]);
+    assert_one_line_failure(&run, &["does not export `run`", "bench:task/task@0.1.2"]);
 }
 
 #[test]
@@ -219,7 +219,7 @@ fn a_task_built_against_another_contract_version_says_so() {
     );
     assert_one_line_failure(
         &run,
-        &["was built against bench:task@0.2.0, but this bench provides bench:task@0.1.1"],
+        &["was built against bench:task@0.2.0, but this bench provides bench:task@0.1.2"],
     );
 }
 

@@ -7,14 +7,21 @@ wasmtime::component::bindgen!({
     path: "../../wit",
     world: "task",
     // A host function may end the task (a trap) when the task crosses one of its bounds.
-    imports: { default: trappable },
+    // `websocket.wait` awaits its connections without holding the thread.
+    imports: {
+        "bench:task/websocket.wait": async | trappable,
+        default: trappable,
+    },
     exports: { default: async },
+    // The pollables a WebSocket connection hands out are wasmtime-wasi's (`wasi:io` is
+    // linked by wasmtime-wasi, not here).
+    with: { "wasi:io/poll": wasmtime_wasi::p2::bindings::io::poll },
     // Host code compares what it returns to the guest (natives' errors) in its tests.
     additional_derives: [PartialEq],
 });
 
 /// The contract package this host provides, as tasks import it (`wit/task.wit`).
-pub const CONTRACT_PACKAGE: &str = "bench:task@0.1.1";
+pub const CONTRACT_PACKAGE: &str = "bench:task@0.1.2";
 
 #[cfg(test)]
 mod tests {

@@ -5,6 +5,7 @@ use crate::compile_budget::OverBudget;
 use crate::engine::{PoolSize, TaskEngine};
 use crate::sandbox::context::TaskRecorder;
 use crate::sandbox::natives::Natives;
+use crate::sandbox::websocket::WebSocketHost;
 use crate::sandbox::{self, Capabilities, SandboxState};
 use anyhow::{bail, Context as _, Result};
 use bench_contract::bench::task as contract;
@@ -16,7 +17,7 @@ use wasmtime::component::types::ComponentItem;
 use wasmtime::component::{Component, HasSelf, Linker};
 
 /// The world every task targets.
-pub(crate) const TASK_WORLD: &str = "bench:task/task@0.1.1";
+pub(crate) const TASK_WORLD: &str = "bench:task/task@0.1.2";
 
 /// The `bench:task` interfaces the host links. A component built against an earlier 0.1
 /// version imports some of them at its version, which wasmtime's semver matching links to
@@ -25,6 +26,7 @@ const PROVIDED_TASK: &[&str] = &[
     "bench:task/model",
     "bench:task/context",
     "bench:task/natives",
+    "bench:task/websocket",
 ];
 
 /// How long the `config` export may take.
@@ -273,7 +275,7 @@ fn explain_missing_imports(imports: &[String], error: &wasmtime::Error) -> Strin
     let names: Vec<&str> = missing.iter().map(|name| name.as_str()).collect();
     format!(
         "imports what bench does not provide: {} (bench provides WASI 0.2, wasi:http and \
-         {CONTRACT_PACKAGE}: context, natives)",
+         {CONTRACT_PACKAGE}: context, natives, websocket)",
         names.join(", ")
     )
 }
@@ -317,6 +319,8 @@ fn task_linker(engine: &TaskEngine) -> Result<Linker<SandboxState>> {
         &mut state.natives
     })
     .map_err(anyhow::Error::from)?;
+    contract::websocket::add_to_linker::<_, WebSocketHost>(&mut linker, SandboxState::websocket)
+        .map_err(anyhow::Error::from)?;
     Ok(linker)
 }
 
@@ -329,6 +333,8 @@ mod tests {
         assert!(is_provided("bench:task/context@0.1.0"));
         assert!(is_provided("bench:task/model@0.1.0"));
         assert!(is_provided("bench:task/natives@0.1.1"));
+        assert!(is_provided("bench:task/natives@0.1.2"));
+        assert!(is_provided("bench:task/websocket@0.1.2"));
         assert!(!is_provided("bench:task/context@0.2.0"));
         assert!(!is_provided("bench:task/gpu@0.1.1"));
         let imports = [
@@ -337,7 +343,7 @@ mod tests {
         ];
         assert_eq!(
             explain_missing_imports(&imports, &wasmtime::Error::msg("unlinked")),
-            "was built against bench:task@0.2.0, but this bench provides bench:task@0.1.1; \
+            "was built against bench:task@0.2.0, but this bench provides bench:task@0.1.2; \
              rebuild the task with a matching SDK"
         );
     }

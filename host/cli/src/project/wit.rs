@@ -24,7 +24,7 @@ const FILES: &[(&str, &str)] = &[
         include_str!("wit/deps/filesystem.wit"),
     ),
     ("deps/http.wit", include_str!("wit/deps/http.wit")),
-    ("deps/io.wit", include_str!("wit/deps/io.wit")),
+    ("deps/io.wit", include_str!("../../../../wit/deps/io.wit")),
     ("deps/random.wit", include_str!("wit/deps/random.wit")),
     ("deps/sockets.wit", include_str!("wit/deps/sockets.wit")),
 ];

@@ -1,7 +1,8 @@
 //! One sandbox per participant slot: a wasmtime [`Store`] whose state grants only that
 //! participant's capabilities — its own secrets (`env`), no filesystem unless granted (`fs`),
 //! deny-by-default HTTP (`http`), captured stdio (`stdio`), host-computed primitives
-//! (`natives`) — within its `limits`.
+//! (`natives`), WebSocket connections under the HTTP rules (`websocket`) — within its
+//! `limits`.
 
 pub mod ceilings;
 pub mod context;
@@ -14,6 +15,7 @@ pub mod limits;
 pub mod memory;
 pub mod natives;
 pub(crate) mod stdio;
+pub mod websocket;
 
 use crate::sandbox::context::TaskRecorder;
 use fs::DirGrant;
@@ -27,6 +29,7 @@ use wasmtime::component::ResourceTable;
 use wasmtime::{Engine, ResourceLimiter, Store};
 use wasmtime_wasi::{FsPerms, WasiCtx, WasiCtxBuilder, WasiCtxView, WasiView};
 use wasmtime_wasi_http::{WasiHttpCtx, WasiHttpCtxView, WasiHttpView};
+use websocket::{WebSocketView, WebSockets};
 
 /// What one sandbox is granted.
 #[derive(Debug, Clone, Default)]
@@ -59,6 +62,8 @@ pub struct SandboxState {
     pub http_hooks: OutboundHttp,
     /// The live hashers and streams of the `natives` interface.
     pub natives: Natives,
+    /// The open WebSocket connections of the running task.
+    pub websockets: WebSockets,
     wasi: WasiCtx,
     http: WasiHttpCtx,
     table: ResourceTable,
@@ -89,6 +94,7 @@ impl SandboxState {
             stderr,
             http_hooks: OutboundHttp::new(capabilities.http.clone()),
             natives: Natives::default(),
+            websockets: WebSockets::default(),
             wasi: wasi.build(),
             http: WasiHttpCtx::new(),
             table: resource_table(),
@@ -111,6 +117,16 @@ impl SandboxState {
     /// responses…) the guest holds: what a guest that never drops them grows.
     pub fn live_resources(&mut self) -> usize {
         self.table.iter_mut().count()
+    }
+
+    /// What the `websocket` interface reaches: its connections live in the table wasi's
+    /// pollables use, and open through the outbound-HTTP rules.
+    pub(crate) fn websocket(&mut self) -> WebSocketView<'_> {
+        WebSocketView {
+            table: &mut self.table,
+            sockets: &mut self.websockets,
+            http: &mut self.http_hooks,
+        }
     }
 
     /// Counts a growth of linear memory or a table (recounting the HTTP fields held when

@@ -83,7 +83,7 @@ impl Denial {
     }
 
     /// The console line.
-    fn notice(&self) -> String {
+    pub(crate) fn notice(&self) -> String {
         match &self.allow_with {
             Some(rule) => format!("denied request to {self} (allow it with --allow-host {rule})"),
             None => format!("denied request to {self}"),

@@ -18,14 +18,17 @@ mod pool;
 mod response_body;
 
 pub use allowlist::AllowedHost;
+pub(crate) use connector::CheckedStream;
 pub use denial::DenialNotices;
 
+use connector::{CheckedConnector, ConnectError};
 use decisions::DecisionCache;
 use denial::{Denial, DenialLog};
 use destination::{Destination, Undeliverable};
 use pool::{ConnectionPool, SendError};
 use std::future::Future;
 use std::sync::Arc;
+use std::time::Duration;
 use wasmtime_wasi_http::{Error, RequestOptions, Result, WasiBody, WasiHttpHooks};
 
 /// The outbound-HTTP grant of one participant, with its connections (shared by the
@@ -101,6 +104,55 @@ impl OutboundHttp {
     pub(crate) fn take_denied(&mut self) -> Vec<String> {
         self.denials.take()
     }
+
+    /// Opens a connection to the destination of `uri` (`http` or `https`) for a protocol
+    /// that starts over HTTP (WebSocket), under the rules of every request: the allowlist
+    /// through this sandbox's decisions, then the checked connector (addresses, TLS for the
+    /// URI's own name) within `connect_timeout`. A denial is logged as a request's.
+    pub(crate) fn open(
+        &mut self,
+        uri: &http::Uri,
+        connect_timeout: Duration,
+    ) -> impl Future<Output = Result<CheckedStream, OpenError>> + Send + 'static {
+        let policy = &self.policy;
+        let decision = self
+            .decisions
+            .decide(uri, |uri| policy.judge(uri).map(Arc::new));
+        let connector = CheckedConnector::new(self.policy.allowed.clone(), connect_timeout);
+        let denials = self.denials.clone();
+        async move {
+            let destination = match decision {
+                Ok(destination) => destination,
+                Err(Undeliverable::Invalid) => return Err(OpenError::Invalid),
+                Err(Undeliverable::Denied(denial)) => {
+                    denials.record(&denial);
+                    return Err(OpenError::Denied(denial.notice()));
+                }
+            };
+            connector
+                .connect(&destination)
+                .await
+                .map_err(|error| match error {
+                    ConnectError::Denied(denial) => {
+                        denials.record(&denial);
+                        OpenError::Denied(denial.notice())
+                    }
+                    other => OpenError::Failed(other.to_string()),
+                })
+        }
+    }
+}
+
+/// Why [`OutboundHttp::open`] opened no connection.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum OpenError {
+    /// The URI has no host.
+    Invalid,
+    /// The outbound rules refused it: the console notice's text (destination, reason, the
+    /// rule that would allow it).
+    Denied(String),
+    /// Resolution, connection or TLS failed.
+    Failed(String),
 }
 
 type ResponseIo = Box<dyn Future<Output = Result<()>> + Send>;
