@@ -31,6 +31,7 @@ mod error;
 pub mod http;
 pub mod natives;
 mod output;
+pub mod websocket;
 
 #[doc(hidden)]
 #[allow(clippy::too_many_arguments)]
