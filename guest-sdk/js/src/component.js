@@ -8,6 +8,7 @@
 import './web/fetch.js';
 import './web/streams.js';
 import './web/subtle.js';
+import './web/websocket.js';
 import { createContext } from './context.js';
 import { errorCode, errorMessage, isTaskError } from './errors.js';
 import { isObject, isThenable, jsonObject, toJson } from './json.js';
