@@ -51,3 +51,4 @@ mod shards;
 mod stop;
 mod summary_parity;
 mod timing;
+mod websocket;

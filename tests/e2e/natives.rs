@@ -4,32 +4,13 @@
 //! a failed record naming the bound, and the run goes on.
 
 use crate::support::{
-    bench::run_bench,
     guests::{built_project, test_guest},
-    results::records,
+    results::run_records as run,
 };
 use serde_json::{json, Value};
-use std::path::Path;
-use tempfile::TempDir;
 
 const JS: &str = "tests/guests-js/natives";
 const PYTHON: &str = "tests/guests-python/natives";
-
-/// The records of one run of `task` (a component or a project) with `args`.
-fn run(task: &Path, args: &[&str]) -> Vec<Value> {
-    let dir = TempDir::new().unwrap();
-    let mut full = vec![
-        "run",
-        task.to_str().unwrap(),
-        "--out",
-        "results",
-        "--allow-all-failed",
-    ];
-    full.extend_from_slice(args);
-    let run = run_bench(dir.path(), &full);
-    assert_eq!(run.code, Some(0), "{}", run.stderr);
-    records(&dir.path().join("results"))
-}
 
 /// Asserts the answers every language's natives task reports: RFC 1321 and FIPS 180 "abc"
 /// digests, the million-`a` SHA-256, RFC 4231's HMAC, the CRC catalogue's check values.

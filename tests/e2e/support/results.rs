@@ -15,6 +15,23 @@ pub(crate) fn records(dir: &Path) -> Vec<Value> {
 
 /// (participant, taskIndex) → how many records, and worker → how many records (a
 /// distributed run's).
+/// The records of one `bench run` of `task` (a component or a project) with `args`, every
+/// task allowed to fail; the run must exit 0.
+pub(crate) fn run_records(task: &Path, args: &[&str]) -> Vec<Value> {
+    let dir = tempfile::TempDir::new().unwrap();
+    let mut full = vec![
+        "run",
+        task.to_str().unwrap(),
+        "--out",
+        "results",
+        "--allow-all-failed",
+    ];
+    full.extend_from_slice(args);
+    let run = super::bench::run_bench(dir.path(), &full);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    records(&dir.path().join("results"))
+}
+
 pub(crate) fn task_tally(dir: &Path) -> (BTreeMap<(String, u64), usize>, BTreeMap<String, usize>) {
     let mut tasks = BTreeMap::new();
     let mut workers = BTreeMap::new();

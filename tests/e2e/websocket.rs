@@ -1,0 +1,186 @@
+//! End-to-end: Rust, JavaScript and Python tasks talk to a local WebSocket server through
+//! the host (`bench:task/websocket`): each sends a text and a binary message, gets the
+//! echoes and closes; a destination the allowlist does not name is refused with bench's
+//! reason; a server message past the bound fails the task with a clear error; a connection
+//! a task leaves open is closed by the host when the task ends (the server sees 1001).
+
+use crate::support::{
+    guests::{built_project, test_guest},
+    results::run_records,
+};
+use futures_util::{SinkExt, StreamExt};
+use serde_json::{json, Value};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use tokio_tungstenite::tungstenite::Message;
+
+/// Past the host's 16 MiB message bound.
+const OVERSIZED: usize = (16 << 20) + 1;
+
+/// A WebSocket server on 127.0.0.1 that first sends `greeting` bytes as one binary message
+/// (when there are some), then echoes text and binary messages; the close codes it receives
+/// are kept.
+struct Server {
+    port: u16,
+    closes: Arc<Mutex<Vec<u16>>>,
+    _runtime: tokio::runtime::Runtime,
+}
+
+impl Server {
+    fn start(greeting: usize) -> Self {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .enable_all()
+            .build()
+            .unwrap();
+        let listener = runtime
+            .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
+            .unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let closes: Arc<Mutex<Vec<u16>>> = Arc::default();
+        let seen = closes.clone();
+        runtime.spawn(async move {
+            while let Ok((stream, _)) = listener.accept().await {
+                let seen = seen.clone();
+                tokio::spawn(async move {
+                    let Ok(mut socket) = tokio_tungstenite::accept_async(stream).await else {
+                        return;
+                    };
+                    if greeting > 0 {
+                        let _ = socket.send(Message::binary(vec![7; greeting])).await;
+                    }
+                    while let Some(Ok(message)) = socket.next().await {
+                        match message {
+                            Message::Close(frame) => {
+                                seen.lock()
+                                    .unwrap()
+                                    .push(frame.map_or(1005, |f| f.code.into()));
+                            }
+                            Message::Text(_) | Message::Binary(_) => {
+                                let _ = socket.send(message).await;
+                            }
+                            _ => {}
+                        }
+                    }
+                });
+            }
+        });
+        Self {
+            port,
+            closes,
+            _runtime: runtime,
+        }
+    }
+
+    fn url(&self) -> String {
+        format!("ws://127.0.0.1:{}/", self.port)
+    }
+
+    fn allow(&self) -> String {
+        format!("http://127.0.0.1:{}", self.port)
+    }
+
+    /// The close codes received so far, waiting up to 5 s for `count` of them.
+    fn closes(&self, count: usize) -> Vec<u16> {
+        for _ in 0..500 {
+            if self.closes.lock().unwrap().len() >= count {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+        self.closes.lock().unwrap().clone()
+    }
+}
+
+/// The Rust, JavaScript and Python websocket tasks.
+fn tasks() -> [(&'static str, PathBuf); 3] {
+    [
+        ("rust", test_guest("websocket")),
+        ("js", built_project("tests/guests-js/websocket")),
+        ("python", built_project("tests/guests-python/websocket")),
+    ]
+}
+
+/// The one record of a run of `task` with `args`.
+fn run(task: &Path, args: &[&str]) -> Value {
+    let mut records = run_records(task, args);
+    assert_eq!(records.len(), 1, "{records:?}");
+    records.remove(0)
+}
+
+/// The one record of a run of `task` in `mode` against `server`, allowed to reach it.
+fn run_against(task: &Path, server: &Server, mode: &str) -> Value {
+    let (allow, url) = (server.allow(), server.url());
+    run(
+        task,
+        &["--allow-host", &allow, "--ws-url", &url, "--ws-mode", mode],
+    )
+}
+
+fn message(record: &Value) -> &str {
+    record["data"]["errorMessage"].as_str().unwrap_or_default()
+}
+
+#[test]
+fn every_language_echoes_text_and_binary_and_closes() {
+    let server = Server::start(0);
+    for (language, task) in tasks() {
+        let before = server.closes(0).len();
+        let record = run_against(&task, &server, "echo");
+        assert_eq!(record["status"], "success", "{language}: {record}");
+        let data = &record["data"];
+        assert_eq!(
+            data["text"],
+            json!({ "text": "hello" }),
+            "{language}: {data}"
+        );
+        assert_eq!(
+            data["binary"],
+            json!({ "binary": [0, 1, 2, 255] }),
+            "{language}"
+        );
+        assert_eq!(data["closed"]["code"], 1000, "{language}: {data}");
+        assert_eq!(data["closed"]["reason"], "done", "{language}: {data}");
+        if language == "js" {
+            // readyState: CONNECTING, OPEN, CLOSING after close(), CLOSED after the event.
+            assert_eq!(data["states"], json!([0, 1, 2, 3]), "{data}");
+            assert_eq!(data["onmessage"], 2, "{data}");
+            assert_eq!(data["closed"]["wasClean"], true, "{data}");
+        }
+        assert_eq!(server.closes(before + 1)[before..], [1000], "{language}");
+    }
+}
+
+#[test]
+fn connections_left_open_are_closed_when_the_task_ends_and_hostile_cases_fail_clearly() {
+    let server = Server::start(0);
+    let oversized = Server::start(OVERSIZED);
+    for (language, task) in tasks() {
+        let before = server.closes(0).len();
+        let record = run_against(&task, &server, "leave");
+        assert_eq!(record["status"], "success", "{language}: {record}");
+        assert_eq!(record["data"]["echo"], json!({ "text": "left open" }));
+        assert_eq!(
+            server.closes(before + 1)[before..],
+            [1001],
+            "{language}: the host closes what the task left open"
+        );
+
+        let denied = run(&task, &["--ws-url", "ws://ws.example.test/feed"]);
+        assert_eq!(denied["status"], "error", "{language}: {denied}");
+        assert!(
+            message(&denied).contains(
+                "denied request to http://ws.example.test:80 (allow it with --allow-host \
+                 http://ws.example.test:80)"
+            ),
+            "{language}: {denied}"
+        );
+
+        let big = run_against(&task, &oversized, "receive");
+        assert_eq!(big["status"], "error", "{language}: {big}");
+        assert!(
+            message(&big).contains("the server sent a message past the 16 MiB bound"),
+            "{language}: {big}"
+        );
+    }
+}

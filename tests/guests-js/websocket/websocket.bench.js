@@ -1,0 +1,84 @@
+// Test task: the `WebSocket` global against the server `--ws-url` names. `--ws-mode echo`
+// (the default) sends a text and a binary message, reports the echoes and the close;
+// `leave` reads one echo and returns with the socket open (the host closes it); `receive`
+// reports the first message or the error event; `--ws-count <n>` times n text round trips
+// in a step `round-trips` and reports their median in microseconds, `p50Us`
+// (scripts/bench-websocket.sh).
+import { defineBenchmarkConfig, defineTask } from '@bench/task';
+
+export const config = defineBenchmarkConfig({
+  benchmarkSlug: 'guest-js-websocket',
+  benchmarkName: 'JS WebSocket',
+  participants: [{ name: 'p', requiredEnvVars: [] }],
+  iterations: 1,
+  customCliFlags: ['--ws-url', '--ws-mode', '--ws-count'],
+});
+
+/** Resolves with the socket's next event of `types` (a message's data, a close, an error). */
+function next(socket, ...types) {
+  return new Promise((resolve) => {
+    const handlers = types.map((type) => [type, (event) => {
+      for (const [name, handler] of handlers) socket.removeEventListener(name, handler);
+      resolve(event);
+    }]);
+    for (const [name, handler] of handlers) socket.addEventListener(name, handler);
+  });
+}
+
+function describe(event) {
+  if (event.type === 'error') return { error: event.message };
+  if (event.type === 'close') return { code: event.code, reason: event.reason, wasClean: event.wasClean };
+  if (typeof event.data === 'string') return { text: event.data };
+  return { binary: [...new Uint8Array(event.data)] };
+}
+
+export const task = defineTask(async (ctx) => {
+  const socket = new WebSocket(ctx.arg('--ws-url') ?? 'ws://127.0.0.1:9/');
+  socket.binaryType = 'arraybuffer';
+  const states = [socket.readyState];
+  const opened = await next(socket, 'open', 'error');
+  if (opened.type === 'error') throw new Error(`the connection failed: ${opened.message}`);
+  states.push(socket.readyState);
+  const count = Number(ctx.arg('--ws-count') ?? 0);
+  if (count > 0) {
+    const roundTrips = [];
+    await ctx.step('round-trips', async () => {
+      for (let index = 0; index < count; index++) {
+        const start = performance.now();
+        const reply = next(socket, 'message');
+        socket.send(String(index));
+        if ((await reply).data !== String(index)) throw new Error('a wrong echo');
+        roundTrips.push((performance.now() - start) * 1000);
+      }
+    });
+    socket.close(1000, 'done');
+    await next(socket, 'close');
+    roundTrips.sort((a, b) => a - b);
+    return { data: { p50Us: roundTrips[Math.floor(roundTrips.length / 2)] } };
+  }
+  const mode = ctx.arg('--ws-mode') ?? 'echo';
+  if (mode === 'receive') {
+    const event = await next(socket, 'message', 'error');
+    if (event.type === 'error') throw new Error(`the connection failed: ${event.message}`);
+    return { data: { message: describe(event) } };
+  }
+  if (mode === 'leave') {
+    const echo = next(socket, 'message');
+    socket.send('left open');
+    return { data: { echo: describe(await echo) } };
+  }
+  let onmessage = 0;
+  socket.onmessage = () => onmessage++;
+  const text = next(socket, 'message');
+  socket.send('hello');
+  const textEcho = describe(await text);
+  const binary = next(socket, 'message');
+  socket.send(new Uint8Array([0, 1, 2, 255]));
+  const binaryEcho = describe(await binary);
+  const closed = next(socket, 'close');
+  socket.close(1000, 'done');
+  states.push(socket.readyState);
+  const close = describe(await closed);
+  states.push(socket.readyState);
+  return { data: { text: textEcho, binary: binaryEcho, closed: close, states, onmessage } };
+});
