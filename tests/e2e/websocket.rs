@@ -2,7 +2,8 @@
 //! the host (`bench:task/websocket`): each sends a text and a binary message, gets the
 //! echoes and closes; a destination the allowlist does not name is refused with bench's
 //! reason; a server message past the bound fails the task with a clear error; a connection
-//! a task leaves open is closed by the host when the task ends (the server sees 1001).
+//! a task leaves open is closed by the host when the task ends (the server sees 1001); the
+//! npm `ws` package's client (through `isomorphic-ws`) works unchanged in a JS task.
 
 use crate::support::{
     guests::{built_project, test_guest},
@@ -149,6 +150,27 @@ fn every_language_echoes_text_and_binary_and_closes() {
         }
         assert_eq!(server.closes(before + 1)[before..], [1000], "{language}");
     }
+}
+
+#[test]
+fn the_npm_ws_package_and_isomorphic_ws_connect_through_the_host() {
+    let server = Server::start(0);
+    let record = run_against(
+        &built_project("tests/guests-js/websocket"),
+        &server,
+        "ws-package",
+    );
+    assert_eq!(record["status"], "success", "{record}");
+    assert_eq!(
+        record["data"],
+        json!({
+            "text": { "text": "hello", "isBinary": false, "isBuffer": true },
+            "binary": { "binary": [0, 1, 2, 255], "isBinary": true },
+            "closed": { "code": 1000, "reason": "done" },
+            "same": true,
+        })
+    );
+    assert_eq!(server.closes(1), [1000]);
 }
 
 #[test]

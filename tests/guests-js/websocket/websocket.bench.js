@@ -1,10 +1,12 @@
 // Test task: the `WebSocket` global against the server `--ws-url` names. `--ws-mode echo`
 // (the default) sends a text and a binary message, reports the echoes and the close;
-// `leave` reads one echo and returns with the socket open (the host closes it); `receive`
+// `leave` reads one echo and returns with the socket open (the host closes it); `ws-package`
+// does the echo through the npm `isomorphic-ws` (and so `ws`) package unchanged; `receive`
 // reports the first message or the error event; `--ws-count <n>` times n text round trips
 // in a step `round-trips` and reports their median in microseconds, `p50Us`
 // (scripts/bench-websocket.sh).
 import { defineBenchmarkConfig, defineTask } from '@bench/task';
+import IsomorphicWebSocket from 'isomorphic-ws';
 
 export const config = defineBenchmarkConfig({
   benchmarkSlug: 'guest-js-websocket',
@@ -32,7 +34,30 @@ function describe(event) {
   return { binary: [...new Uint8Array(event.data)] };
 }
 
+/** The echo through the npm `ws` API (an EventEmitter), as `isomorphic-ws` exports it. */
+async function throughWsPackage(url) {
+  const socket = new IsomorphicWebSocket(url);
+  const once = (name) => new Promise((resolve) => socket.once(name, (...args) => resolve(args)));
+  await once('open');
+  const text = once('message');
+  socket.send('hello');
+  const [textData, textIsBinary] = await text;
+  const binary = once('message');
+  socket.send(Buffer.from([0, 1, 2, 255]));
+  const [binaryData, binaryIsBinary] = await binary;
+  const closed = once('close');
+  socket.close(1000, 'done');
+  const [code, reason] = await closed;
+  return {
+    text: { text: textData.toString(), isBinary: textIsBinary, isBuffer: Buffer.isBuffer(textData) },
+    binary: { binary: [...binaryData], isBinary: binaryIsBinary },
+    closed: { code, reason: reason.toString() },
+    same: IsomorphicWebSocket.WebSocket === IsomorphicWebSocket && IsomorphicWebSocket.OPEN === 1,
+  };
+}
+
 export const task = defineTask(async (ctx) => {
+  if (ctx.arg('--ws-mode') === 'ws-package') return { data: await throughWsPackage(ctx.arg('--ws-url')) };
   const socket = new WebSocket(ctx.arg('--ws-url') ?? 'ws://127.0.0.1:9/');
   socket.binaryType = 'arraybuffer';
   const states = [socket.readyState];

@@ -42,6 +42,8 @@ const ESBUILD: &str = "esbuild";
 const NODE_MODULES_DIR: &str = "src/node";
 /// The module of Node globals esbuild injects into a task bundle.
 const NODE_GLOBALS: &str = "src/node/globals.js";
+/// What the npm `ws` package resolves to: its client over the `WebSocket` global.
+const WS_MODULE: &str = "src/web/ws.cjs";
 
 /// Builds a JavaScript/TypeScript task project (installing its npm dependencies first when
 /// they are missing) and returns the component's path.
@@ -142,7 +144,8 @@ fn bundle(
 /// for componentize-js with the host's interfaces left as imports; packages resolved as Node
 /// resolves them (the `node` export condition, `main` before `module`), so SDKs take their
 /// Node code paths; Node's built-in modules, bare and `node:`, from the SDK's `src/node/`
-/// for the task and every package it imports; the Node globals (`Buffer`, `process`,
+/// for the task and every package it imports (and the npm `ws` package from `src/web/ws.cjs`:
+/// its Node code needs sockets); the Node globals (`Buffer`, `process`,
 /// `setImmediate`…) injected into the modules that name them; the module's own location
 /// (`import.meta.url`, `__dirname`) is `/task.js`, as the engine has none to give.
 fn esbuild_arguments(
@@ -186,6 +189,7 @@ fn esbuild_arguments(
         flag(&format!("--alias:{name}="), file.as_os_str());
         flag(&format!("--alias:node:{name}="), file.as_os_str());
     }
+    flag("--alias:ws=", sdk.join(WS_MODULE).as_os_str());
     flag("--inject:", sdk.join(NODE_GLOBALS).as_os_str());
     Ok(arguments)
 }
@@ -487,6 +491,8 @@ mod tests {
         assert!(arguments.contains(&"--conditions=node".to_owned()));
         let globals = format!("--inject:{}", sdk.join(NODE_GLOBALS).display());
         assert!(arguments.contains(&globals), "{arguments:?}");
+        let ws = format!("--alias:ws={}", sdk.join(WS_MODULE).display());
+        assert!(arguments.contains(&ws), "{arguments:?}");
         assert_eq!(arguments[0], "/s/entry.js");
     }
 
