@@ -63,12 +63,6 @@ for _ in $(seq "$rounds"); do
 done
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
 
-median_of() { summary <"$work/$1" | cut -d' ' -f2; }
-row() { # label file reference-file
-  read -r min median < <(summary <"$work/$2")
-  printf '%-44s %10.2f %10.2f %8.2fx\n' "$1" "$min" "$median" \
-    "$(awk -v a="$median" -v b="$(median_of "$3")" 'BEGIN { print a / b }')"
-}
 echo "$mib MiB, $rounds rounds, $tasks tasks per bench run ($profile)"
 printf '%-44s %10s %10s %9s\n' "" "min ms" "median ms" "÷ native"
 row "SHA-256  Node crypto (native)" node-sha256 node-sha256

@@ -33,3 +33,13 @@ start_moto() { # moto's S3-compatible server on a free loopback port, its log in
     sleep 0.1
   done
 }
+
+median_of() { # file under $work: the median of its numbers
+  summary <"$work/$1" | cut -d' ' -f2
+}
+
+row() { # label file reference-file (under $work): min, median and the ratio of the medians
+  read -r min median < <(summary <"$work/$2")
+  printf '%-44s %10.2f %10.2f %8.2fx\n' "$1" "$min" "$median" \
+    "$(awk -v a="$median" -v b="$(median_of "$3")" 'BEGIN { print a / b }')"
+}
