@@ -1,5 +1,8 @@
 // Test task: every task fetches `--url` and reads the whole body (`--read none`: only the
-// status), as a load test does in one reused instance.
+// status), as a load test does in one reused instance. `--read reader` reads the body chunk
+// by chunk with a stream reader, `--read node` through node:http (the path SDKs built for Node
+// take); the body is read in a step `body` (scripts/bench-body.sh times it).
+import { get } from 'node:http';
 import { defineBenchmarkConfig, defineTask, TaskError } from '@bench/task';
 
 export const config = defineBenchmarkConfig({
@@ -11,11 +14,46 @@ export const config = defineBenchmarkConfig({
   customCliFlags: ['--url', '--read'],
 });
 
+/** The body's length, read chunk by chunk: [bytes, chunks]. */
+async function readChunks(body) {
+  const reader = body.getReader();
+  let bytes = 0;
+  let chunks = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return [bytes, chunks];
+    bytes += value.byteLength;
+    chunks += 1;
+  }
+}
+
+/** The body of a node:http GET, collected as SDKs built for Node collect it: [bytes, chunks]. */
+function nodeGet(url) {
+  return new Promise((resolve, reject) => {
+    get(url, (response) => {
+      const parts = [];
+      response.on('data', (chunk) => parts.push(chunk));
+      response.on('end', () => resolve([Buffer.concat(parts).byteLength, parts.length]));
+      response.on('error', reject);
+    }).on('error', reject);
+  });
+}
+
 export const task = defineTask(async (ctx) => {
+  const read = ctx.arg('--read') ?? 'array';
+  if (read === 'node') {
+    const [bytes, chunks] = await ctx.step('body', () => nodeGet(ctx.arg('--url')));
+    return { data: { bytes, chunks } };
+  }
   const response = await fetch(ctx.arg('--url'));
   if (!response.ok) {
     throw new TaskError(`answered ${response.status}`, { code: 'http_status' });
   }
-  const bytes = ctx.arg('--read') === 'none' ? 0 : (await response.arrayBuffer()).byteLength;
+  if (read === 'none') return { data: { bytes: 0 } };
+  if (read === 'reader') {
+    const [bytes, chunks] = await ctx.step('body', () => readChunks(response.body));
+    return { data: { bytes, chunks } };
+  }
+  const bytes = await ctx.step('body', async () => (await response.arrayBuffer()).byteLength);
   return { data: { bytes } };
 });

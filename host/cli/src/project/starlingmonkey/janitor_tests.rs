@@ -29,6 +29,8 @@ struct Host {
     data_reads: u32,
     failing: bool,
     reads: BTreeMap<u32, u32>,
+    /// The size each read asked for, in order.
+    read_sizes: Vec<u64>,
 }
 
 impl Host {
@@ -220,9 +222,10 @@ impl Guest {
                 .func_wrap(
                     streams,
                     name,
-                    |mut caller: Caller<'_, Host>, stream: u32, _len: u64, ret: u32| {
+                    |mut caller: Caller<'_, Host>, stream: u32, len: u64, ret: u32| {
                         let host = caller.data_mut();
                         host.expect_live(stream, Kind::Stream);
+                        host.read_sizes.push(len);
                         let reads = host.reads.entry(stream).or_default();
                         *reads += 1;
                         let answer = if *reads <= host.data_reads {
@@ -380,5 +383,20 @@ fn other_pollables_are_dropped_when_the_engine_drops_them() {
     let untracked = guest.host().open(Kind::Pollable, None);
     guest.call_void("drop_pollable", untracked);
     assert!(guest.host().live.is_empty());
+    guest.assert_no_errors();
+}
+
+#[test]
+fn a_body_is_read_in_chunks_of_a_mebibyte_other_streams_as_the_engine_asks() {
+    let mut guest = Guest::new(Host {
+        data_reads: 1,
+        ..Host::default()
+    });
+    let (_, stream) = guest.fetch();
+    assert_eq!(guest.call("read", stream), 0);
+    assert_eq!(guest.call("blocking_read", stream), 1);
+    let other = guest.host().open(Kind::Stream, None);
+    guest.call("read", other);
+    assert_eq!(guest.host().read_sizes, [1 << 20, 1 << 20, 8192]);
     guest.assert_no_errors();
 }
