@@ -9,7 +9,8 @@
 # and by Node (the same JS task under scripts/node-task.mjs) and CPython (the same urllib3
 # workload), one reused instance or process per figure, interleaved round by round so load
 # changes hit every figure alike. Prints min and median milliseconds and the ratio of the
-# medians to the native client of the same language (Rust: to Node's fetch).
+# medians to the native client of the same language (Rust: to CPython's urllib3, the faster
+# native client here).
 #
 # Usage: scripts/bench-body.sh [ROUNDS] [TASKS] [SIZES]   (defaults 5, 5 and 1,4,16; MiB)
 #        BEFORE_BIN=path scripts/bench-body.sh            (adds that build's guest rows, interleaved)
@@ -92,7 +93,7 @@ for mib in ${sizes//,/ }; do
   for reference in node-array node-node cpython-urllib3; do row "$mib" "$reference" "$reference"; done
   for build in "${builds[@]}"; do
     name=${build%%:*}
-    row "$mib" "$name-rust" node-array
+    row "$mib" "$name-rust" cpython-urllib3
     row "$mib" "$name-js-array" node-array
     row "$mib" "$name-js-reader" node-array
     row "$mib" "$name-js-node" node-node
