@@ -50,6 +50,13 @@ const MAX_IDLE: usize = 256;
 /// How long an idle connection is kept.
 const IDLE_TIMEOUT: Duration = Duration::from_secs(30);
 
+/// How far a connection's read buffer grows, and so about how large a frame of a response
+/// body gets (hyper reads into all the room its buffer has, which can be up to about twice
+/// this): hyper's default (about 400 KiB) cut a 16 MiB body into 40 frames, each a host call
+/// and a copy in the guest that reads it. An idle connection may keep its buffer, so the
+/// [`MAX_IDLE`] connections hold at most about 512 MiB.
+const READ_BUFFER_MAX: usize = 1 << 20;
+
 /// Why a request got no response.
 #[derive(Debug)]
 pub(crate) enum SendError {
@@ -227,6 +234,7 @@ impl ConnectionPool {
             .await
             .map_err(|error| of_connect(&error))?;
         let (sender, driver) = http1::Builder::new()
+            .max_buf_size(READ_BUFFER_MAX)
             .handshake(TokioIo::new(stream))
             .await
             .map_err(|error| SendError::Failed(of_hyper(&error)))?;
@@ -377,6 +385,45 @@ mod tests {
     fn pool(port: u16, keep_alive: bool) -> Arc<ConnectionPool> {
         let rule = AllowedHost::parse(&format!("http://127.0.0.1:{port}")).unwrap();
         Arc::new(ConnectionPool::new(vec![rule].into(), keep_alive))
+    }
+
+    #[tokio::test]
+    async fn a_large_body_comes_whole_in_frames_bounded_by_the_read_buffer() {
+        const SIZE: usize = 16 << 20;
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let port = listener.local_addr().unwrap().port();
+        tokio::spawn(async move {
+            let (mut stream, _) = listener.accept().await.unwrap();
+            let mut buffer = vec![0; 4096];
+            let _ = stream.read(&mut buffer).await;
+            let mut answer =
+                format!("HTTP/1.1 200 OK\r\ncontent-length: {SIZE}\r\n\r\n").into_bytes();
+            answer.resize(answer.len() + SIZE, b'a');
+            stream.write_all(&answer).await.unwrap();
+        });
+        let pool = pool(port, true);
+        let uri: http::Uri = format!("http://127.0.0.1:{port}/").parse().unwrap();
+        let request = http::Request::get("/")
+            .header(http::header::HOST, format!("127.0.0.1:{port}"))
+            .body(WasiBody::default())
+            .unwrap();
+        let destination = Arc::new(Destination::of(&uri).unwrap());
+        let mut body = pool
+            .send(destination, request, None)
+            .await
+            .unwrap()
+            .into_body();
+        let mut sizes = Vec::new();
+        while let Some(frame) = body.frame().await {
+            sizes.push(frame.unwrap().into_data().unwrap().len());
+        }
+        assert_eq!(sizes.iter().sum::<usize>(), SIZE);
+        assert!(
+            sizes.iter().all(|&size| size <= 4 * READ_BUFFER_MAX),
+            "{sizes:?}"
+        );
+        // hyper's own limit kept every frame under about 500 KiB.
+        assert!(sizes.iter().any(|&size| size > 768 << 10), "{sizes:?}");
     }
 
     #[tokio::test]
