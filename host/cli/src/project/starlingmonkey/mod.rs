@@ -7,7 +7,8 @@
 //! of 100 000 live handles (a task reading 1 MiB per fetch: every ~740 tasks). bench gives
 //! componentize-js (`--engine`) a copy of the engine with a handle janitor spliced between
 //! the engine and its imports ([`splice`], `janitor.wat`), which drops each handle once the
-//! engine can no longer use it. The janitor is written for the engine builds it knows (by
+//! engine can no longer use it, and which has the engine read response bodies in chunks of up
+//! to 1 MiB where it asks for 8 KiB. The janitor is written for the engine builds it knows (by
 //! digest); any other engine is used as it is, with a note.
 
 #[cfg(test)]
