@@ -3,6 +3,9 @@
 //! make one real call, the AWS SDK's to moto's S3-compatible server and the others to a fake
 //! of their provider's API that this test serves on a loopback port, and their answers come
 //! back parsed. Each participant of the task is one SDK; they share one built component.
+//! Pointed at a closed port, an SDK's call fails with its own error: the instance does not
+//! trap (StarlingMonkey trapped when the host refused the writes of a request body whose
+//! connection had failed).
 
 use crate::support::{
     bench::run_bench,
@@ -186,4 +189,46 @@ fn npm_sdks_make_one_real_call_each_and_read_the_answer() {
         .find(|request| request.path() == "/openai/v1/chat/completions")
         .unwrap();
     assert_eq!(openai.json()["messages"][0]["content"], "Say hi");
+}
+
+#[test]
+fn an_sdk_pointed_at_a_closed_port_fails_its_task_with_its_own_error() {
+    let closed = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let origin = format!("http://127.0.0.1:{closed}");
+    built_project(PROJECT);
+    let dir = TempDir::new().unwrap();
+    let project = root().join(PROJECT);
+    run_bench(
+        dir.path(),
+        &[
+            "run",
+            project.to_str().unwrap(),
+            "--provider",
+            "openai",
+            "--iterations",
+            "8",
+            "--out",
+            "results",
+            "--api",
+            &origin,
+            "--s3",
+            &origin,
+        ],
+    );
+    let results = dir.path().join("results");
+    let records = records(&results);
+    assert_eq!(records.len(), 8);
+    let log = log_lines(&results, "openai");
+    for record in &records {
+        assert_eq!(record["status"], "error", "{record}");
+        assert_ne!(record["errorCode"], "trap", "{record} {log:?}");
+    }
+    assert!(
+        log.iter().any(|line| line.contains("Connection error.")),
+        "{log:?}"
+    );
 }

@@ -150,7 +150,16 @@ impl ConnectionPool {
         let exchange = async move {
             let mut connection = match pool.checkout(&destination) {
                 Some(connection) => connection,
-                None => pool.connect(&destination, connect_timeout).await?,
+                None => match pool.connect(&destination, connect_timeout).await {
+                    Ok(connection) => connection,
+                    Err(error) => {
+                        // The guest may still be writing the body: what it writes is taken
+                        // and dropped, so its writes end as usual and it learns of the
+                        // failure from the response (StarlingMonkey traps on a failed write).
+                        tokio::spawn(discard(request.into_body()));
+                        return Err(error);
+                    }
+                },
             };
             let response = connection.sender.send_request(request);
             tokio::pin!(response);
@@ -301,6 +310,11 @@ impl Body for PooledBody {
     fn size_hint(&self) -> SizeHint {
         self.incoming.size_hint()
     }
+}
+
+/// Reads a request body that will not be sent to its end, dropping what it holds.
+async fn discard(mut body: WasiBody) {
+    while let Some(Ok(_)) = body.frame().await {}
 }
 
 /// What a failed exchange becomes: the wasi:http error wasmtime-wasi-http's default sender
