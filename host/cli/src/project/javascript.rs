@@ -307,6 +307,7 @@ fn componentize_bundle(
     let wit_dir = staging.join("wit");
     wit::write(&wit_dir)?;
     let component = staging.join("task.wasm");
+    make_wizer_cache_dir();
     let mut componentizer = Containment::writing_in(staging)
         .reading("/")
         .command("node", staging)?;
@@ -336,6 +337,17 @@ fn componentize_bundle(
     }
     tool::run(componentizer, staging, step, "install Node.js", progress)?;
     Ok(component)
+}
+
+/// componentize-js starts wizer with an empty environment, so wizer's wasmtime opens its
+/// cache in the home directory (`~/.cache/wasmtime`), and fails when the directory is
+/// missing, since a contained tool may create nothing there. bench makes it (empty)
+/// beforehand; the tool still may not write in it, so wasmtime just does not cache. A
+/// failure shows as wizer's own error.
+fn make_wizer_cache_dir() {
+    if let Some(home) = dirs::home_dir() {
+        let _ = std::fs::create_dir_all(home.join(".cache").join("wasmtime"));
+    }
 }
 
 /// The module esbuild starts from: it imports the task module and exports the world's
