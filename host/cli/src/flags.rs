@@ -11,7 +11,7 @@ pub(crate) use help::flags_help;
 
 use crate::color::ColorChoice;
 use bench_dispatch::AccessFiles;
-use bench_runtime::config::{self, is_lowercase_slug, GroupBy};
+use bench_runtime::config::{self, is_lowercase_slug, BareNumber, GroupBy};
 use bench_runtime::exec::Shard;
 use bench_runtime::js;
 use bench_runtime::plan::Overrides;
@@ -603,24 +603,15 @@ fn nats_url(flag: &str, value: &str) -> Result<String, FlagError> {
     Ok(value.to_owned())
 }
 
-/// A duration in milliseconds: a whole number of ms, or with a unit (`500ms`, `30s`, `2m`).
+/// A duration in whole milliseconds (a fraction of one is dropped) in bench's one duration
+/// grammar, a bare number being milliseconds: `250`, `500ms`, `1.5s`, `2m`, `1h`.
 pub(crate) fn duration_ms(flag: &str, value: &str) -> Result<u64, FlagError> {
-    let text = js::trim(value);
-    let digits = text.trim_end_matches(|c: char| c.is_ascii_alphabetic());
-    let scale: u64 = match &text[digits.len()..] {
-        "" | "ms" => 1,
-        "s" => 1000,
-        "m" => 60_000,
-        _ => 0,
-    };
-    digits
-        .parse::<u64>()
-        .ok()
-        .and_then(|n| n.checked_mul(scale))
+    config::read_duration(value, BareNumber::Millis)
+        .and_then(|duration| u64::try_from(duration.as_millis()).ok())
         .filter(|ms| *ms > 0)
         .ok_or_else(|| {
             invalid(format!(
-                "{flag} expects a duration like 30s or 500ms (got \"{value}\")"
+                "{flag} expects a duration like 30s, 1.5s, 500ms or 1h (got \"{value}\")"
             ))
         })
 }
@@ -1125,8 +1116,73 @@ mod tests {
         );
         assert_eq!(
             error(&["--task-timeout", "0"]),
-            r#"--task-timeout expects a duration like 30s or 500ms (got "0")"#
+            r#"--task-timeout expects a duration like 30s, 1.5s, 500ms or 1h (got "0")"#
         );
+    }
+
+    #[test]
+    fn every_duration_flag_reads_one_grammar() {
+        let timeout = |value: &str| {
+            parse(&["--task-timeout", value])
+                .unwrap()
+                .sandbox
+                .ceilings
+                .value(LimitField::TaskTimeout)
+        };
+        assert_eq!(timeout("1h"), Some(3_600_000));
+        assert_eq!(timeout("1.5s"), Some(1500));
+        assert_eq!(timeout("250"), Some(250), "a bare number is milliseconds");
+        let flags = parse(&[
+            "--stop-grace",
+            "1.5s",
+            "--worker-wait=2m",
+            "--ack-wait",
+            "0.25h",
+            "--compile-timeout",
+            "1h",
+            "--duration",
+            "1h",
+        ])
+        .unwrap();
+        assert_eq!(flags.stop_grace_ms, Some(1500));
+        assert_eq!(flags.worker_wait_ms, Some(120_000));
+        assert_eq!(flags.ack_wait_ms, Some(900_000));
+        assert_eq!(
+            flags.sandbox.ceilings.value(LimitField::CompileTime),
+            Some(3_600_000)
+        );
+        assert_eq!(
+            flags.plan.load.duration,
+            Some(std::time::Duration::from_secs(3600))
+        );
+        assert_eq!(
+            parse(&["--duration", "1.5s"]).unwrap().plan.load.duration,
+            Some(std::time::Duration::from_millis(1500))
+        );
+        for (argv, expected) in [
+            (
+                ["--task-timeout", "1d"],
+                r#"--task-timeout expects a duration like 30s, 1.5s, 500ms or 1h (got "1d")"#,
+            ),
+            (
+                ["--stop-grace", "soon"],
+                r#"--stop-grace expects a duration like 30s, 1.5s, 500ms or 1h (got "soon")"#,
+            ),
+            (
+                ["--worker-wait", "0.1ms"],
+                r#"--worker-wait expects a duration like 30s, 1.5s, 500ms or 1h (got "0.1ms")"#,
+            ),
+            (
+                ["--compile-timeout", "-5s"],
+                r#"--compile-timeout expects a duration like 30s, 1.5s, 500ms or 1h (got "-5s")"#,
+            ),
+            (
+                ["--duration", "200h"],
+                r#"--duration expects a duration like 60s, 500ms or 2m, at most 7 days (got "200h")"#,
+            ),
+        ] {
+            assert_eq!(error(&argv), expected, "{argv:?}");
+        }
     }
 
     #[test]

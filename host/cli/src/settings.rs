@@ -157,6 +157,30 @@ mod tests {
     }
 
     #[test]
+    fn durations_read_as_the_flags_read_them() {
+        let dir = tempfile::TempDir::new().unwrap();
+        let file = dir.path().join("config.toml");
+        std::fs::write(&file, "compile-timeout = \"1h\"\ntask-timeout = 250\n").unwrap();
+        let mut ceilings = Ceilings::default();
+        apply_file(&mut ceilings, &file).unwrap();
+        assert_eq!(ceilings.value(LimitField::CompileTime), Some(3_600_000));
+        assert_eq!(ceilings.value(LimitField::TaskTimeout), Some(250));
+        apply_env(&mut ceilings, |name| {
+            (name == "BENCH_TASK_TIMEOUT").then(|| "1.5s".to_owned())
+        })
+        .unwrap();
+        assert_eq!(ceilings.value(LimitField::TaskTimeout), Some(1500));
+        let env_error = apply_env(&mut Ceilings::default(), |name| {
+            (name == "BENCH_COMPILE_TIMEOUT").then(|| "5 min".to_owned())
+        })
+        .unwrap_err();
+        assert_eq!(
+            env_error.to_string(),
+            r#"BENCH_COMPILE_TIMEOUT expects a duration like 30s, 1.5s, 500ms or 1h (got "5 min")"#
+        );
+    }
+
+    #[test]
     fn a_bad_file_or_variable_is_explained() {
         let dir = tempfile::TempDir::new().unwrap();
         let file = dir.path().join("config.toml");

@@ -3,7 +3,8 @@
 //! slots); otherwise a closed model bounded by time (`duration`) or an open model at a
 //! fixed (`constant-arrival-rate`) or ramping (`ramping-arrival-rate`) arrival rate, as k6's
 //! executors of the same names. Also the text forms the `--rate`, `--duration` and
-//! `--stages` flags share with it (`200/s`, `60s`, `30s:10/s,2m:200/s`).
+//! `--stages` flags share with it (`200/s`, `60s`, `30s:10/s,2m:200/s`), and bench's one
+//! duration grammar, which every flag, variable and file key taking a duration reads.
 
 use super::fields::positive_int;
 use crate::js;
@@ -312,28 +313,63 @@ pub fn parse_rate(text: &str) -> Result<f64, String> {
     }
 }
 
-/// Parses a duration with a unit: `500ms`, `60s`, `1.5s`, `2m`, `1h`; more than zero and at
-/// most [`MAX_RUN_DURATION`].
-pub fn parse_duration(text: &str) -> Result<Duration, String> {
+/// How [`read_duration`] takes a number written without a unit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BareNumber {
+    /// Refused: a run's `duration` and its stages need a unit (`60` could be seconds).
+    Refused,
+    /// Milliseconds, as the time limits and waits always took them (`--task-timeout 250`).
+    Millis,
+}
+
+/// bench's one duration grammar: a decimal number and a unit, `ms`, `s`, `m` or `h`
+/// (`500ms`, `1.5s`, `2m`, `1h`), or a number alone as `bare` says; more than zero. `None`
+/// when the text is none (the caller's message names its flag or field).
+pub fn read_duration(text: &str, bare: BareNumber) -> Option<Duration> {
+    const NANOS_PER_SECOND: u128 = 1_000_000_000;
     let text = js::trim(text);
     let number = text.trim_end_matches(|c: char| c.is_ascii_alphabetic());
-    let seconds_per_unit = match &text[number.len()..] {
-        "ms" => 0.001,
-        "s" => 1.0,
-        "m" => 60.0,
-        "h" => 3600.0,
-        _ => f64::NAN,
+    let nanos_per_unit: u128 = match (&text[number.len()..], bare) {
+        ("ms", _) | ("", BareNumber::Millis) => 1_000_000,
+        ("s", _) => 1_000_000_000,
+        ("m", _) => 60_000_000_000,
+        ("h", _) => 3_600_000_000_000,
+        _ => return None,
     };
-    let seconds = number
-        .parse::<f64>()
-        .map_or(f64::NAN, |n| n * seconds_per_unit);
-    if seconds.is_finite() && seconds > 0.0 && seconds <= MAX_RUN_DURATION.as_secs_f64() {
-        Ok(Duration::from_secs_f64(seconds))
-    } else {
-        Err(format!(
-            "expects a duration like 60s, 500ms or 2m, at most 7 days (got \"{text}\")"
-        ))
+    let number = number.strip_prefix('+').unwrap_or(number);
+    let (whole, fraction) = number.split_once('.').unwrap_or((number, ""));
+    let digits = |part: &str| part.bytes().all(|b| b.is_ascii_digit());
+    if (whole.is_empty() && fraction.is_empty()) || !digits(whole) || !digits(fraction) {
+        return None;
     }
+    let whole: u128 = if whole.is_empty() {
+        0
+    } else {
+        whole.parse().ok()?
+    };
+    let mut nanos = whole.checked_mul(nanos_per_unit)?;
+    // Exact decimals (no float: `0.3s` is 300 ms); digits past a nanosecond are dropped.
+    let mut place = nanos_per_unit;
+    for digit in fraction.bytes() {
+        place /= 10;
+        nanos = nanos.checked_add(u128::from(digit - b'0') * place)?;
+    }
+    let seconds = u64::try_from(nanos / NANOS_PER_SECOND).ok()?;
+    let subsec = u32::try_from(nanos % NANOS_PER_SECOND).ok()?;
+    Some(Duration::new(seconds, subsec)).filter(|duration| !duration.is_zero())
+}
+
+/// Parses a run's or a stage's duration: [`read_duration`] with a unit (`500ms`, `60s`,
+/// `1.5s`, `2m`, `1h`), at most [`MAX_RUN_DURATION`].
+pub fn parse_duration(text: &str) -> Result<Duration, String> {
+    read_duration(text, BareNumber::Refused)
+        .filter(|duration| *duration <= MAX_RUN_DURATION)
+        .ok_or_else(|| {
+            format!(
+                "expects a duration like 60s, 500ms or 2m, at most 7 days (got \"{}\")",
+                js::trim(text)
+            )
+        })
 }
 
 /// Parses stages written `DURATION:RATE,…` (`30s:10/s,2m:200/s,30s:0/s`).
@@ -381,6 +417,39 @@ mod tests {
     }
 
     #[test]
+    fn one_duration_grammar_with_or_without_bare_milliseconds() {
+        let ms = |text| read_duration(text, BareNumber::Millis);
+        assert_eq!(ms("250"), Some(Duration::from_millis(250)));
+        assert_eq!(ms("+250"), Some(Duration::from_millis(250)));
+        assert_eq!(ms("0.3s"), Some(Duration::from_millis(300)));
+        assert_eq!(ms("1.5ms"), Some(Duration::from_micros(1500)));
+        assert_eq!(ms("2.5m"), Some(Duration::from_secs(150)));
+        assert_eq!(ms("1h"), Some(Duration::from_secs(3600)));
+        assert_eq!(ms("5."), Some(Duration::from_millis(5)));
+        assert_eq!(read_duration("250", BareNumber::Refused), None);
+        assert_eq!(
+            read_duration("1.5s", BareNumber::Refused),
+            Some(Duration::from_millis(1500))
+        );
+        for bad in [
+            "",
+            "0",
+            "0.0s",
+            "-5",
+            "ms",
+            "1.2.3s",
+            "1e3",
+            "1S",
+            "1d",
+            "fast",
+            "1_000",
+            "99999999999999999999999h",
+        ] {
+            assert_eq!(ms(bad), None, "{bad}");
+        }
+    }
+
+    #[test]
     fn rates_durations_and_stages_have_one_text_form() {
         assert_eq!(parse_rate("200/s"), Ok(200.0));
         assert_eq!(parse_rate("30/m"), Ok(0.5));
@@ -393,7 +462,11 @@ mod tests {
         assert_eq!(parse_duration("1.5s"), Ok(Duration::from_millis(1500)));
         assert_eq!(parse_duration("500ms"), Ok(Duration::from_millis(500)));
         assert_eq!(parse_duration("2m"), Ok(Duration::from_secs(120)));
-        for bad in ["60", "0s", "-1s", "8d", "200h", "s"] {
+        assert_eq!(parse_duration("1h"), Ok(Duration::from_secs(3600)));
+        assert_eq!(parse_duration(" .5m "), Ok(Duration::from_secs(30)));
+        for bad in [
+            "60", "0s", "-1s", "8d", "200h", "s", "1.5", "1e3s", "1 s", ".",
+        ] {
             assert!(parse_duration(bad).is_err(), "{bad}");
         }
         assert_eq!(

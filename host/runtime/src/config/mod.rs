@@ -16,7 +16,8 @@ use crate::report::console::escape;
 use serde_json::{Map, Value};
 
 pub use executor_section::{
-    parse_duration, parse_rate, parse_stages, ExecutorConfig, ExecutorKind, Stage,
+    parse_duration, parse_rate, parse_stages, read_duration, BareNumber, ExecutorConfig,
+    ExecutorKind, Stage,
 };
 pub use fields::is_lowercase_slug;
 pub(crate) use fields::positive_int;
