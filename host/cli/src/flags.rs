@@ -1,15 +1,16 @@
 //! `bench run` flags: upstream's `parseCliArgs` (spec §5.2) plus bench's own run flags.
 //!
-//! Every known flag is one row of `FLAGS`: its name, whether it takes a value, and how the
-//! value is checked and stored.
+//! Every known flag is one row of the flag table (`table::FLAGS`): its name, its value, its
+//! help, who reads it and how the value is checked and stored. Here the words are parsed
+//! with it; the value checks its rows call live here too.
 
 mod early;
 mod help;
+mod table;
 
 pub(crate) use early::{color_choice, reject_typos, split_task_words};
-pub(crate) use help::flags_help;
+pub(crate) use help::{flags_help, run_usage};
 
-use crate::color::ColorChoice;
 use bench_dispatch::AccessFiles;
 use bench_runtime::config::{self, is_lowercase_slug, BareNumber, GroupBy};
 use bench_runtime::exec::Shard;
@@ -19,26 +20,7 @@ use bench_runtime::report::export::ExportPaths;
 use bench_runtime::report::failures::FailureGates;
 use bench_runtime::sandbox::ceilings::{Ceilings, LimitField, LimitSpec, SetBy, Unit, LIMITS};
 use bench_runtime::sandbox::grants::SandboxOverrides;
-
-/// Usage text of `bench run`.
-pub(crate) const RUN_USAGE: &str = "Usage:
-  bench run <task.wasm | task-dir | task-file> [--shape name] [--provider a,b] [--run-key key]
-      [--benchmark slug] [--name \"My benchmark\"]
-      [--iterations N] [--concurrency N] [--stagger-delay-ms N] [--group-by participant|round]
-      [--no-ingest | --dry-run] [--out DIR] [--fresh-instance]
-      [--allow-host URL] [--allow-dir HOST[:GUEST][:rw]] [--max-memory SIZE] [--task-timeout DURATION]
-      [--max-sandboxes N] [--max-steps N] [--max-data-bytes SIZE] [--max-…] (every limit's ceiling)
-      [--max-host-memory SIZE] [--disk-budget SIZE] [--duration DURATION] [--rate N/s] [--stages 30s:10/s,2m:200/s]
-      [--pre-allocated N] [--warmup N] [--shuffle[=SEED]]
-      [--http-keep-alive=false]
-      [--export-json FILE] [--export-csv FILE] [--export-markdown FILE] [--export-junit FILE]
-      [--export-html FILE]
-      [--fail-under SCORE] [--max-failure-rate FRACTION] [--allow-all-failed] [--require-upload]
-      [--stop-grace DURATION] [-q | --quiet] [--per-task-lines] [--color auto|always|never] [--shard i/N]
-      [--dispatch nats://HOST:PORT [--worker-wait DURATION] [--ack-wait DURATION]
-       [--sign FILE] [--trust-worker FILE.pub] [--nats-creds FILE] [--nats-nkey FILE]
-       [--nats-ca FILE] [--nats-cert FILE --nats-key FILE]]
-  bench run --resume <results-dir> [--dispatch URL] [--sign FILE] [--nats-creds FILE] …";
+use table::Reader;
 
 /// The flags of one `bench run` invocation; `None` when not given.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -108,289 +90,20 @@ pub(crate) enum FlagError {
     Unknown(Vec<String>),
 }
 
-/// Stores a checked value: `(flags, flag name as given, raw value)`.
-type Apply = fn(&mut RunFlags, &str, &str) -> Result<(), FlagError>;
-
-/// One known flag.
-struct FlagSpec {
-    name: &'static str,
-    /// Whether the flag reads a value (`--f=v` or the next token); a switch reads only `=v`
-    /// (most ignore it).
-    takes_value: bool,
-    apply: Apply,
+/// The flags `bench run --resume DIR` takes again (how to reach the server, sign and
+/// trust), in the table's order.
+pub(crate) fn resume_flags() -> impl Iterator<Item = &'static str> {
+    table::FLAGS
+        .iter()
+        .filter(|spec| spec.reader == Reader::Resumable)
+        .map(|spec| spec.name)
 }
 
-const fn valued(name: &'static str, apply: Apply) -> FlagSpec {
-    FlagSpec {
-        name,
-        takes_value: true,
-        apply,
-    }
+/// Whether only the coordinator of a dispatched run reads the flag `name` (its workers are
+/// not given it).
+pub(crate) fn coordinator_only(name: &str) -> bool {
+    table::find(name).is_some_and(|spec| spec.reader != Reader::All)
 }
-
-const fn switch(name: &'static str, apply: Apply) -> FlagSpec {
-    FlagSpec {
-        name,
-        takes_value: false,
-        apply,
-    }
-}
-
-const FLAGS: &[FlagSpec] = &[
-    valued("--benchmark", |f, flag, v| {
-        f.plan.benchmark = Some(slug(flag, v)?);
-        Ok(())
-    }),
-    valued("--slug", |f, flag, v| {
-        f.plan.benchmark = Some(slug(flag, v)?);
-        Ok(())
-    }),
-    valued("--name", |f, flag, v| {
-        f.plan.name = Some(text(flag, v)?);
-        Ok(())
-    }),
-    valued("--shape", |f, flag, v| {
-        f.plan.shape = Some(text(flag, v)?);
-        Ok(())
-    }),
-    valued("--run-key", |f, flag, v| {
-        f.run_key = Some(text(flag, v)?);
-        Ok(())
-    }),
-    valued("--iterations", |f, flag, v| {
-        f.plan.iterations = Some(count(flag, v)?);
-        Ok(())
-    }),
-    valued("--concurrency", |f, flag, v| {
-        f.plan.concurrency = Some(count(flag, v)?);
-        Ok(())
-    }),
-    valued("--stagger-delay-ms", |f, flag, v| {
-        f.plan.stagger_delay_ms = Some(delay(flag, v)?);
-        Ok(())
-    }),
-    valued("--group-by", |f, flag, v| {
-        f.plan.group_by = Some(group_by(flag, v)?);
-        Ok(())
-    }),
-    valued("--provider", |f, _, v| {
-        let names = v.split(',').map(js::trim).filter(|n| !n.is_empty());
-        f.plan
-            .providers
-            .get_or_insert_with(Vec::new)
-            .extend(names.map(String::from));
-        Ok(())
-    }),
-    switch("--no-ingest", |f, _, _| {
-        f.no_ingest = true;
-        Ok(())
-    }),
-    switch("--dry-run", |f, _, _| {
-        f.no_ingest = true;
-        Ok(())
-    }),
-    valued("--out", |f, flag, v| {
-        f.out = Some(text(flag, v)?);
-        Ok(())
-    }),
-    switch("--fresh-instance", |f, _, _| {
-        f.fresh_instance = true;
-        Ok(())
-    }),
-    switch("--require-upload", |f, _, _| {
-        f.require_upload = true;
-        Ok(())
-    }),
-    valued("--export-json", |f, flag, v| {
-        f.exports.json = Some(text(flag, v)?.into());
-        Ok(())
-    }),
-    valued("--export-csv", |f, flag, v| {
-        f.exports.csv = Some(text(flag, v)?.into());
-        Ok(())
-    }),
-    valued("--export-markdown", |f, flag, v| {
-        f.exports.markdown = Some(text(flag, v)?.into());
-        Ok(())
-    }),
-    valued("--export-junit", |f, flag, v| {
-        f.exports.junit = Some(text(flag, v)?.into());
-        Ok(())
-    }),
-    valued("--export-html", |f, flag, v| {
-        f.exports.html = Some(text(flag, v)?.into());
-        Ok(())
-    }),
-    valued("--fail-under", |f, _, v| {
-        f.fail_under = Some(fail_under(v)?);
-        Ok(())
-    }),
-    valued("--allow-host", |f, flag, v| {
-        f.sandbox.allow_hosts.push(text(flag, v)?);
-        Ok(())
-    }),
-    valued("--allow-dir", |f, flag, v| {
-        f.sandbox.allow_dirs.push(text(flag, v)?);
-        Ok(())
-    }),
-    valued("--max-memory", |f, _, v| ceiling(f, LimitField::Memory, v)),
-    valued("--task-timeout", |f, _, v| {
-        ceiling(f, LimitField::TaskTimeout, v)
-    }),
-    valued("--max-sandboxes", |f, _, v| {
-        ceiling(f, LimitField::Sandboxes, v)?;
-        f.plan.load.max_sandboxes = f.sandbox.ceilings.value(LimitField::Sandboxes);
-        Ok(())
-    }),
-    valued("--max-steps", |f, _, v| ceiling(f, LimitField::Steps, v)),
-    valued("--max-step-name-bytes", |f, _, v| {
-        ceiling(f, LimitField::StepNameBytes, v)
-    }),
-    valued("--max-log-message-bytes", |f, _, v| {
-        ceiling(f, LimitField::LogMessageBytes, v)
-    }),
-    valued("--max-task-log-bytes", |f, _, v| {
-        ceiling(f, LimitField::TaskLogBytes, v)
-    }),
-    valued("--max-data-bytes", |f, _, v| {
-        ceiling(f, LimitField::DataBytes, v)
-    }),
-    valued("--max-participant-log-bytes", |f, _, v| {
-        ceiling(f, LimitField::ParticipantLogBytes, v)
-    }),
-    valued("--max-host-memory", |f, _, v| {
-        ceiling(f, LimitField::HostMemory, v)
-    }),
-    valued("--disk-budget", |f, _, v| {
-        ceiling(f, LimitField::DiskBytes, v)
-    }),
-    valued("--max-component-size", |f, _, v| {
-        ceiling(f, LimitField::ComponentBytes, v)
-    }),
-    valued("--max-function-size", |f, _, v| {
-        ceiling(f, LimitField::FunctionBytes, v)
-    }),
-    valued("--compile-timeout", |f, _, v| {
-        ceiling(f, LimitField::CompileTime, v)
-    }),
-    valued("--max-compile-memory", |f, _, v| {
-        ceiling(f, LimitField::CompileMemory, v)
-    }),
-    valued("--duration", |f, flag, v| {
-        f.plan.load.duration = Some(load_value(flag, v, config::parse_duration)?);
-        Ok(())
-    }),
-    valued("--rate", |f, flag, v| {
-        f.plan.load.rate = Some(load_value(flag, v, config::parse_rate)?);
-        Ok(())
-    }),
-    valued("--stages", |f, flag, v| {
-        f.plan.load.stages = Some(load_value(flag, v, config::parse_stages)?);
-        Ok(())
-    }),
-    valued("--warmup", |f, flag, v| {
-        f.plan.warmup = Some(count(flag, v)?);
-        Ok(())
-    }),
-    switch("--shuffle", |f, flag, v| {
-        f.plan.shuffle = true;
-        if !v.is_empty() {
-            let seed = v.parse::<u64>().map_err(|_| {
-                invalid(format!(
-                    "{flag} expects a seed from 0 to {} (got \"{v}\")",
-                    u64::MAX
-                ))
-            })?;
-            f.plan.shuffle_seed = Some(seed);
-        }
-        Ok(())
-    }),
-    valued("--pre-allocated", |f, flag, v| {
-        f.plan.load.pre_allocated = Some(count(flag, v)?);
-        Ok(())
-    }),
-    // Read before the task is built (`cli::task`); known here so it is not a typo.
-    switch("--allow-build-scripts", |_, _, _| Ok(())),
-    switch("--http-keep-alive", |f, flag, v| {
-        f.sandbox.http_keep_alive = Some(boolean(flag, v)?);
-        Ok(())
-    }),
-    valued("--max-failure-rate", |f, flag, v| {
-        f.failure_gates.max_failure_rate = Some(fraction(flag, v)?);
-        Ok(())
-    }),
-    switch("--allow-all-failed", |f, _, _| {
-        f.failure_gates.allow_all_failed = true;
-        Ok(())
-    }),
-    switch("--quiet", |f, _, _| {
-        f.quiet = true;
-        Ok(())
-    }),
-    switch("-q", |f, _, _| {
-        f.quiet = true;
-        Ok(())
-    }),
-    switch("--per-task-lines", |f, _, _| {
-        f.per_task_lines = true;
-        Ok(())
-    }),
-    valued("--stop-grace", |f, flag, v| {
-        f.stop_grace_ms = Some(duration_ms(flag, v)?);
-        Ok(())
-    }),
-    valued("--dispatch", |f, flag, v| {
-        f.dispatch = Some(nats_url(flag, v)?);
-        Ok(())
-    }),
-    valued("--worker-wait", |f, flag, v| {
-        f.worker_wait_ms = Some(duration_ms(flag, v)?);
-        Ok(())
-    }),
-    valued("--ack-wait", |f, flag, v| {
-        f.ack_wait_ms = Some(duration_ms(flag, v)?);
-        Ok(())
-    }),
-    valued("--nats-creds", |f, flag, v| {
-        f.nats.creds = Some(text(flag, v)?.into());
-        Ok(())
-    }),
-    valued("--nats-nkey", |f, flag, v| {
-        f.nats.nkey = Some(text(flag, v)?.into());
-        Ok(())
-    }),
-    valued("--nats-ca", |f, flag, v| {
-        f.nats.ca = Some(text(flag, v)?.into());
-        Ok(())
-    }),
-    valued("--nats-cert", |f, flag, v| {
-        f.nats.cert = Some(text(flag, v)?.into());
-        Ok(())
-    }),
-    valued("--nats-key", |f, flag, v| {
-        f.nats.key = Some(text(flag, v)?.into());
-        Ok(())
-    }),
-    valued("--sign", |f, flag, v| {
-        f.sign = Some(text(flag, v)?);
-        Ok(())
-    }),
-    valued("--trust-worker", |f, flag, v| {
-        f.trust_workers.push(text(flag, v)?);
-        Ok(())
-    }),
-    valued("--shard", |f, _, v| {
-        f.shard = Some(v.parse().map_err(invalid)?);
-        Ok(())
-    }),
-    // Read before the build (`early::color_choice`); checked here.
-    valued("--color", |_, flag, v| match ColorChoice::parse(v) {
-        Some(_) => Ok(()),
-        None => Err(invalid(format!(
-            "{flag} expects auto, always or never (got \"{v}\")"
-        ))),
-    }),
-];
 
 /// Parses the flags after `bench run <task>`. `custom_flags` is the config's
 /// `customCliFlags`; `no_ingest_env` is the value of `BENCHSDK_NO_INGEST`, if set.
@@ -408,9 +121,9 @@ pub(crate) fn parse_run_flags(
             Some((name, value)) => (name, Some(value)),
             None => (token.as_str(), None),
         };
-        if let Some(spec) = FLAGS.iter().find(|spec| spec.name == name) {
+        if let Some(spec) = table::find(name) {
             let value = match inline_value {
-                _ if !spec.takes_value => inline_value.unwrap_or_default(),
+                _ if !spec.takes_value() => inline_value.unwrap_or_default(),
                 Some(value) => value,
                 // The next token is the value even when it looks like a flag.
                 None => take_next(argv, &mut next, |_| true),
@@ -1121,6 +834,29 @@ mod tests {
     }
 
     #[test]
+    fn the_table_says_who_reads_each_flag_of_a_dispatched_run() {
+        assert_eq!(
+            resume_flags().collect::<Vec<_>>(),
+            [
+                "--dispatch",
+                "--sign",
+                "--trust-worker",
+                "--nats-creds",
+                "--nats-nkey",
+                "--nats-ca",
+                "--nats-cert",
+                "--nats-key"
+            ]
+        );
+        for flag in ["--out", "--worker-wait", "--dispatch", "--nats-key"] {
+            assert!(coordinator_only(flag), "{flag}");
+        }
+        for flag in ["--iterations", "--ack-wait", "-q", "--quiet", "--region"] {
+            assert!(!coordinator_only(flag), "{flag}");
+        }
+    }
+
+    #[test]
     fn every_duration_flag_reads_one_grammar() {
         let timeout = |value: &str| {
             parse(&["--task-timeout", value])
@@ -1338,11 +1074,5 @@ mod tests {
             error(&["--fail-under", "Infinity"]),
             r#"--fail-under expects a number (got "Infinity")"#
         );
-    }
-
-    #[test]
-    fn usage_starts_with_usage() {
-        assert!(RUN_USAGE.starts_with("Usage:\n  bench run <task.wasm | task-dir | task-file>"));
-        assert!(RUN_USAGE.contains("[--out DIR] [--fresh-instance]"));
     }
 }

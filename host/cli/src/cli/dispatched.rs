@@ -2,28 +2,13 @@
 //! needs to take the run up again — the component, the run's flags (a URL's credentials
 //! left out) and the workers that joined (their keys, so their records still count).
 
+use crate::flags;
 use anyhow::{bail, Context as _, Result};
 use bench_dispatch::{AccessFiles, NatsAccess, PublicKey};
 use bench_runtime::report::files;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-
-/// The flags `bench run --resume DIR` may be given again (how to reach the server, sign
-/// and trust): they replace the stored ones.
-const RESUME_FLAGS: [&str; 8] = [
-    "--dispatch",
-    "--sign",
-    "--trust-worker",
-    "--nats-creds",
-    "--nats-nkey",
-    "--nats-ca",
-    "--nats-cert",
-    "--nats-key",
-];
-
-/// The flags only a coordinator reads besides [`RESUME_FLAGS`]: workers get none of them.
-const COORDINATOR_ONLY_FLAGS: [&str; 2] = ["--worker-wait", "--out"];
 
 /// A dispatched run as its results directory remembers it.
 #[derive(Debug, Serialize, Deserialize)]
@@ -99,11 +84,11 @@ impl DispatchedRun {
         let mut unknown = given
             .iter()
             .map(|(name, _)| name.as_str())
-            .filter(|name| !RESUME_FLAGS.contains(name));
+            .filter(|name| !flags::resume_flags().any(|flag| flag == *name));
         if let Some(name) = unknown.next() {
             bail!(
                 "bench run --resume DIR takes again only {} (got {name})",
-                RESUME_FLAGS.join(", ")
+                flags::resume_flags().collect::<Vec<_>>().join(", ")
             );
         }
         let replaced: Vec<&str> = given.iter().map(|(name, _)| name.as_str()).collect();
@@ -117,9 +102,7 @@ impl DispatchedRun {
 
 /// `argv` without the flags only a coordinator reads (what workers get).
 pub(super) fn worker_argv(argv: &[String]) -> Vec<String> {
-    without(argv, |name| {
-        RESUME_FLAGS.contains(&name) || COORDINATOR_ONLY_FLAGS.contains(&name)
-    })
+    without(argv, flags::coordinator_only)
 }
 
 /// The NATS files of a run's flags, from the environment where not given.

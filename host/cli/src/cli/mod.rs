@@ -235,7 +235,7 @@ where
         return ExitCode::SUCCESS;
     }
     let Some(task) = words.task else {
-        return fail(&anyhow::anyhow!("{}", flags::RUN_USAGE));
+        return fail(&anyhow::anyhow!("{}", flags::run_usage()));
     };
     if let Err(error) = flags::reject_typos(&words.flags) {
         return fail(&error.into());

@@ -3,7 +3,8 @@
 //! surely typos of bench's own (the task's `customCliFlags` are only known after its config
 //! call, so a flag that is not close to one of bench's is left for then).
 
-use super::{FlagError, FLAGS};
+use super::table::{self, FLAGS};
+use super::FlagError;
 use crate::color::ColorChoice;
 
 /// The words of `bench run|check|inspect`, split.
@@ -33,10 +34,8 @@ pub(crate) fn split_task_words(words: Vec<String>) -> TaskWords {
             task = Some(word);
             continue;
         }
-        let takes_value = !word.contains('=')
-            && FLAGS
-                .iter()
-                .any(|spec| spec.takes_value && spec.name == word);
+        let takes_value =
+            !word.contains('=') && table::find(&word).is_some_and(|spec| spec.takes_value());
         flags.push(word);
         if takes_value {
             flags.extend(words.next());
@@ -70,9 +69,9 @@ pub(crate) fn reject_typos(flags: &[String]) -> Result<(), FlagError> {
             continue;
         }
         let name = word.split_once('=').map_or(word.as_str(), |(name, _)| name);
-        match FLAGS.iter().find(|spec| spec.name == name) {
+        match table::find(name) {
             Some(spec) => {
-                if spec.takes_value && !word.contains('=') {
+                if spec.takes_value() && !word.contains('=') {
                     words.next();
                 }
             }
@@ -89,11 +88,12 @@ pub(crate) fn reject_typos(flags: &[String]) -> Result<(), FlagError> {
 }
 
 /// bench's flag nearest to `name` within two edits (one edit for a flag of fewer than 8
-/// letters: `--raise` is a task's own flag, not a typo of `--rate`), if any.
+/// letters: `--raise` is a task's own flag, not a typo of `--rate`), if any. `--help` is
+/// answered before and suggests nothing: a task's `--heap` is no typo of it.
 fn closest_flag(name: &str) -> Option<&'static str> {
     FLAGS
         .iter()
-        .filter(|spec| spec.name.len() > 3)
+        .filter(|spec| spec.name != "--help")
         .map(|spec| (strsim::damerau_levenshtein(name, spec.name), spec.name))
         .filter(|(distance, flag)| *distance <= if flag.len() >= 10 { 2 } else { 1 })
         .min()
@@ -164,5 +164,6 @@ mod tests {
         );
         // A value is not a flag, even when it looks like one.
         assert_eq!(reject_typos(&words("--name --iteratons")), Ok(()));
+        assert_eq!(reject_typos(&words("--heap 64 -q")), Ok(()));
     }
 }
