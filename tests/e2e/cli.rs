@@ -120,7 +120,11 @@ fn version_names_bench_wasmtime_and_the_contract() {
 
 #[test]
 fn completions_are_printed_for_each_shell() {
-    for (shell, opening) in [("bash", "_bench() {"), ("zsh", "#compdef bench")] {
+    for (shell, opening) in [
+        ("bash", "_bench() {"),
+        ("zsh", "#compdef bench"),
+        ("fish", "# Print an optspec"),
+    ] {
         let run = bench_in_temp(&["completions", shell]);
         assert_eq!(run.code, Some(0), "{shell}: {}", run.stderr);
         assert!(
@@ -132,6 +136,12 @@ fn completions_are_printed_for_each_shell() {
             run.stdout.contains("report"),
             "{shell} completes subcommands"
         );
+        for flag in ["iterations", "task-timeout", "stop-grace", "export-html"] {
+            assert!(
+                run.stdout.contains(flag),
+                "{shell} completes bench run's --{flag}"
+            );
+        }
     }
     let unknown = bench_in_temp(&["completions", "cmd"]);
     assert_eq!(unknown.code, Some(2), "clap rejects an unknown shell");

@@ -4,10 +4,12 @@
 //! help, who reads it and how the value is checked and stored. Here the words are parsed
 //! with it; the value checks its rows call live here too.
 
+mod complete;
 mod early;
 mod help;
 mod table;
 
+pub(crate) use complete::completion_args;
 pub(crate) use early::{color_choice, reject_typos, split_task_words};
 pub(crate) use help::{flags_help, run_usage};
 

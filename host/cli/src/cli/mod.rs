@@ -1,5 +1,6 @@
-//! Command-line interface: clap dispatches the subcommands; `run` and `check` flags follow
-//! upstream's own parser (spec §5.2) because the task's config declares extra flags.
+//! Command-line interface: clap dispatches the subcommands; `run`, `check` and `inspect`
+//! flags follow upstream's own parser (spec §5.2) because the task's config declares extra
+//! flags, and reach the completion scripts as clap arguments made from the same flag table.
 
 use crate::color::{self, ColorChoice};
 use crate::{flags, scaffold};
@@ -261,13 +262,29 @@ fn print_task_help(name: &str) {
 
 /// Prints the completion script of `shell` (a closed pipe, as with `| head`, is no error).
 fn completions(shell: clap_complete::Shell) -> ExitCode {
-    let mut script = Vec::new();
-    let mut cli = <Cli as clap::CommandFactory>::command();
-    clap_complete::generate(shell, &mut cli, "bench", &mut script);
-    match std::io::Write::write_all(&mut std::io::stdout(), &script) {
+    match std::io::Write::write_all(&mut std::io::stdout(), &completion_script(shell)) {
         Err(error) if error.kind() != std::io::ErrorKind::BrokenPipe => error_exit(&error.into()),
         _ => ExitCode::SUCCESS,
     }
+}
+
+/// The commands that take a task and the run flags.
+const TASK_COMMANDS: [&str; 3] = ["run", "check", "inspect"];
+
+/// The completion script of `shell`: clap's commands, with the run flags (which `run`,
+/// `check` and `inspect` take raw) as arguments of those three.
+fn completion_script(shell: clap_complete::Shell) -> Vec<u8> {
+    let mut cli = <Cli as clap::CommandFactory>::command();
+    for name in TASK_COMMANDS {
+        cli = cli.mut_subcommand(name, |command| {
+            command
+                .mut_arg("args", |task| task.value_hint(clap::ValueHint::AnyPath))
+                .args(flags::completion_args())
+        });
+    }
+    let mut script = Vec::new();
+    clap_complete::generate(shell, &mut cli, "bench", &mut script);
+    script
 }
 
 /// Runs a command on a multi-threaded tokio runtime.
@@ -306,4 +323,100 @@ fn print_error(prefix: &str, error: &anyhow::Error) -> ExitCode {
     };
     eprintln!("{style}{prefix}:{style:#} {}", lines.join("\n"));
     ExitCode::FAILURE
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap_complete::Shell;
+
+    /// What `shell`'s script says of the subcommand `command`.
+    fn section(script: &str, shell: Shell, command: &str) -> String {
+        let after = |start: &str, end: &str| {
+            let from = script.find(start).expect(start) + start.len();
+            let to = script[from..]
+                .find(end)
+                .map_or(script.len(), |to| from + to);
+            script[from..to].to_owned()
+        };
+        match shell {
+            Shell::Bash => after(&format!("        bench__subcmd__{command})\n"), "\n"),
+            Shell::Zsh => after(&format!("\n({command})\n_arguments"), "\n;;\n"),
+            _ => script
+                .lines()
+                .filter(|line| line.contains(&format!("__fish_bench_using_subcommand {command}\"")))
+                .map(|line| format!("{line} \n"))
+                .collect(),
+        }
+    }
+
+    /// How many times `shell`'s section offers the flag `--long`.
+    fn times_offered(section: &str, shell: Shell, long: &str) -> usize {
+        match shell {
+            Shell::Bash => section
+                .split([' ', '"'])
+                .filter(|word| *word == format!("--{long}"))
+                .count(),
+            Shell::Zsh => {
+                section.matches(&format!("--{long}=[")).count()
+                    + section.matches(&format!("'--{long}[")).count()
+            }
+            _ => section.matches(&format!(" -l {long} ")).count(),
+        }
+    }
+
+    /// Whether `shell`'s section offers the flag `--long` (and `-short`).
+    fn offers(section: &str, shell: Shell, long: &str, short: Option<char>) -> bool {
+        let short_offered = short.is_none_or(|short| match shell {
+            Shell::Bash => section
+                .split([' ', '"'])
+                .any(|word| word == format!("-{short}")),
+            Shell::Zsh => section.contains(&format!("'-{short}[")),
+            _ => section.contains(&format!(" -s {short} ")),
+        });
+        times_offered(section, shell, long) > 0 && short_offered
+    }
+
+    #[test]
+    fn completions_offer_every_run_flag_to_run_check_and_inspect() {
+        for shell in [Shell::Bash, Shell::Zsh, Shell::Fish] {
+            let script = String::from_utf8(completion_script(shell)).unwrap();
+            for command in TASK_COMMANDS {
+                let section = section(&script, shell, command);
+                for arg in flags::completion_args() {
+                    let long = arg.get_long().unwrap();
+                    assert!(
+                        offers(&section, shell, long, arg.get_short()),
+                        "{shell} {command} --{long}: {section}"
+                    );
+                }
+                // The global --color is the run flag's, once.
+                assert_eq!(
+                    times_offered(&section, shell, "color"),
+                    1,
+                    "{shell} {command}"
+                );
+            }
+            let report = section(&script, shell, "report");
+            assert!(!offers(&report, shell, "iterations", None), "{shell}");
+        }
+    }
+
+    #[test]
+    fn completions_complete_values_where_they_are_known() {
+        let zsh = String::from_utf8(completion_script(Shell::Zsh)).unwrap();
+        let run = section(&zsh, Shell::Zsh, "run");
+        for expected in [
+            ":(participant round)'",
+            ":WHEN:(auto always never)'",
+            "--out=[results directory (default bench-results/<slug>/<run-id>)]:DIR:_files -/'",
+            ":FILE:_files'",
+            "_urls'",
+            ":_files' \\\n&& ret=0",
+        ] {
+            assert!(run.contains(expected), "{expected}: {run}");
+        }
+        let bash = String::from_utf8(completion_script(Shell::Bash)).unwrap();
+        assert!(bash.contains(r#"COMPREPLY=($(compgen -W "participant round" -- "${cur}"))"#));
+    }
 }

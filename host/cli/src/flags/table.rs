@@ -1,7 +1,7 @@
 //! The one table of `bench run`'s flags. Each row is everything known of one flag: its
 //! name, the value it reads, its help line and group, who reads it in a dispatched run, and
-//! how its value is checked and stored. Parsing, `--help`, the usage text and
-//! `bench run --resume` are all made from it.
+//! how its value is checked and stored. Parsing, `--help`, the usage text, shell completions
+//! and `bench run --resume` are all made from it.
 
 use super::help::Group;
 use super::{
@@ -27,6 +27,21 @@ pub(super) enum Value {
     Optional(&'static str),
 }
 
+/// What a shell may complete a flag's value with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Hint {
+    /// Nothing: a number, a size, a name.
+    Text,
+    /// A file path.
+    File,
+    /// A directory path.
+    Dir,
+    /// A URL.
+    Url,
+    /// One of these words.
+    Choices(&'static [&'static str]),
+}
+
 /// Who reads a flag of a dispatched run (`--dispatch`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Reader {
@@ -47,6 +62,8 @@ pub(super) struct FlagSpec {
     pub(super) short: Option<char>,
     /// The value it reads.
     pub(super) value: Value,
+    /// What a shell may complete its value with.
+    pub(super) hint: Hint,
     /// Its group in the help.
     pub(super) group: Group,
     /// Its line in the help.
@@ -79,6 +96,10 @@ impl FlagSpec {
         }
     }
 
+    const fn hint(self, hint: Hint) -> Self {
+        Self { hint, ..self }
+    }
+
     const fn reader(self, reader: Reader) -> Self {
         Self { reader, ..self }
     }
@@ -96,6 +117,7 @@ const fn valued(
         name,
         short: None,
         value: Value::Required(value),
+        hint: Hint::Text,
         group,
         help,
         reader: Reader::All,
@@ -109,6 +131,7 @@ const fn switch(name: &'static str, group: Group, help: &'static str, apply: App
         name,
         short: None,
         value: Value::Switch,
+        hint: Hint::Text,
         group,
         help,
         reader: Reader::All,
@@ -240,7 +263,8 @@ pub(super) const FLAGS: &[FlagSpec] = &[
             f.plan.group_by = Some(group_by(flag, v)?);
             Ok(())
         },
-    ),
+    )
+    .hint(Hint::Choices(&["participant", "round"])),
     valued(
         "--duration",
         "DURATION",
@@ -338,6 +362,7 @@ pub(super) const FLAGS: &[FlagSpec] = &[
             Ok(())
         },
     )
+    .hint(Hint::Dir)
     .reader(Reader::Coordinator),
     valued(
         "--export-json",
@@ -348,7 +373,8 @@ pub(super) const FLAGS: &[FlagSpec] = &[
             f.exports.json = Some(text(flag, v)?.into());
             Ok(())
         },
-    ),
+    )
+    .hint(Hint::File),
     valued(
         "--export-csv",
         "FILE",
@@ -358,7 +384,8 @@ pub(super) const FLAGS: &[FlagSpec] = &[
             f.exports.csv = Some(text(flag, v)?.into());
             Ok(())
         },
-    ),
+    )
+    .hint(Hint::File),
     valued(
         "--export-markdown",
         "FILE",
@@ -368,7 +395,8 @@ pub(super) const FLAGS: &[FlagSpec] = &[
             f.exports.markdown = Some(text(flag, v)?.into());
             Ok(())
         },
-    ),
+    )
+    .hint(Hint::File),
     valued(
         "--export-junit",
         "FILE",
@@ -378,7 +406,8 @@ pub(super) const FLAGS: &[FlagSpec] = &[
             f.exports.junit = Some(text(flag, v)?.into());
             Ok(())
         },
-    ),
+    )
+    .hint(Hint::File),
     valued(
         "--export-html",
         "FILE",
@@ -388,7 +417,8 @@ pub(super) const FLAGS: &[FlagSpec] = &[
             f.exports.html = Some(text(flag, v)?.into());
             Ok(())
         },
-    ),
+    )
+    .hint(Hint::File),
     switch(
         "--require-upload",
         Group::Results,
@@ -436,7 +466,8 @@ pub(super) const FLAGS: &[FlagSpec] = &[
             f.sandbox.allow_hosts.push(text(flag, v)?);
             Ok(())
         },
-    ),
+    )
+    .hint(Hint::Url),
     valued(
         "--allow-dir",
         "HOST[:GUEST][:rw]",
@@ -446,7 +477,8 @@ pub(super) const FLAGS: &[FlagSpec] = &[
             f.sandbox.allow_dirs.push(text(flag, v)?);
             Ok(())
         },
-    ),
+    )
+    .hint(Hint::Dir),
     optional(
         "--http-keep-alive",
         "false",
@@ -456,7 +488,8 @@ pub(super) const FLAGS: &[FlagSpec] = &[
             f.sandbox.http_keep_alive = Some(boolean(flag, v)?);
             Ok(())
         },
-    ),
+    )
+    .hint(Hint::Choices(&["true", "false"])),
     switch(
         "--fresh-instance",
         Group::Sandbox,
@@ -613,6 +646,7 @@ pub(super) const FLAGS: &[FlagSpec] = &[
             Ok(())
         },
     )
+    .hint(Hint::Url)
     .reader(Reader::Resumable),
     valued(
         "--worker-wait",
@@ -667,7 +701,8 @@ pub(super) const FLAGS: &[FlagSpec] = &[
                 "{flag} expects auto, always or never (got \"{v}\")"
             ))),
         },
-    ),
+    )
+    .hint(Hint::Choices(&["auto", "always", "never"])),
     // Answered before anything else (`early::split_task_words`).
     switch(
         "--help",
@@ -686,6 +721,7 @@ pub(super) const FLAGS: &[FlagSpec] = &[
             Ok(())
         },
     )
+    .hint(Hint::File)
     .reader(Reader::Resumable),
     valued(
         "--trust-worker",
@@ -697,6 +733,7 @@ pub(super) const FLAGS: &[FlagSpec] = &[
             Ok(())
         },
     )
+    .hint(Hint::File)
     .reader(Reader::Resumable),
     valued(
         "--nats-creds",
@@ -708,6 +745,7 @@ pub(super) const FLAGS: &[FlagSpec] = &[
             Ok(())
         },
     )
+    .hint(Hint::File)
     .reader(Reader::Resumable),
     valued(
         "--nats-nkey",
@@ -719,6 +757,7 @@ pub(super) const FLAGS: &[FlagSpec] = &[
             Ok(())
         },
     )
+    .hint(Hint::File)
     .reader(Reader::Resumable),
     valued(
         "--nats-ca",
@@ -730,6 +769,7 @@ pub(super) const FLAGS: &[FlagSpec] = &[
             Ok(())
         },
     )
+    .hint(Hint::File)
     .reader(Reader::Resumable),
     valued(
         "--nats-cert",
@@ -741,6 +781,7 @@ pub(super) const FLAGS: &[FlagSpec] = &[
             Ok(())
         },
     )
+    .hint(Hint::File)
     .reader(Reader::Resumable),
     valued(
         "--nats-key",
@@ -752,5 +793,6 @@ pub(super) const FLAGS: &[FlagSpec] = &[
             Ok(())
         },
     )
+    .hint(Hint::File)
     .reader(Reader::Resumable),
 ];
