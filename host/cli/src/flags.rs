@@ -14,13 +14,13 @@ pub(crate) use early::{color_choice, reject_typos, split_task_words};
 pub(crate) use help::{flags_help, run_usage};
 
 use bench_dispatch::AccessFiles;
-use bench_runtime::config::{self, is_lowercase_slug, BareNumber, GroupBy};
-use bench_runtime::exec::Shard;
-use bench_runtime::js;
-use bench_runtime::plan::Overrides;
-use bench_runtime::report::export::ExportPaths;
-use bench_runtime::report::failures::FailureGates;
-use bench_runtime::sandbox::ceilings::{Ceilings, LimitField, LimitSpec, SetBy, Unit, LIMITS};
+use bench_model::ceilings::{Ceilings, LimitField, LimitSpec, SetBy, Unit, LIMITS};
+use bench_model::config::{self, is_lowercase_slug, BareNumber, GroupBy};
+use bench_model::js;
+use bench_model::plan::Overrides;
+use bench_model::plan::Shard;
+use bench_report::export::ExportPaths;
+use bench_report::failures::FailureGates;
 use bench_runtime::sandbox::grants::SandboxOverrides;
 use table::Reader;
 
@@ -943,7 +943,7 @@ mod tests {
 
     #[test]
     fn every_limit_and_budget_has_a_flag_that_sets_its_ceiling() {
-        for spec in &bench_runtime::sandbox::ceilings::LIMITS {
+        for spec in &bench_model::ceilings::LIMITS {
             let value = spec.flag_value(spec.most.min(1 << 20));
             let flags = parse(&[spec.flag, &value]).unwrap();
             let setting = flags.sandbox.ceilings.get(spec.field);

@@ -9,7 +9,7 @@
 use crate::flags::limit_value;
 use crate::project::BuildScripts;
 use anyhow::{bail, Context as _, Result};
-use bench_runtime::sandbox::ceilings::{Ceilings, SetBy, LIMITS};
+use bench_model::ceilings::{Ceilings, SetBy, LIMITS};
 use std::path::{Path, PathBuf};
 
 /// The environment variable naming the bench config file.
@@ -126,7 +126,7 @@ fn apply_file(ceilings: &mut Ceilings, file: &Path) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use bench_runtime::sandbox::ceilings::LimitField;
+    use bench_model::ceilings::LimitField;
 
     #[test]
     fn the_file_sets_ceilings_and_the_environment_wins_over_it() {

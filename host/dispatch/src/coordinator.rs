@@ -16,7 +16,7 @@ use async_nats::jetstream::consumer::{pull, AckPolicy, Consumer, DeliverPolicy};
 use async_nats::jetstream::stream::{self, RetentionPolicy};
 use async_nats::jetstream::{object_store, Context, Message};
 use async_nats::HeaderMap;
-use bench_runtime::dispatch::{RecordBatch, WorkUnit};
+use bench_model::dispatch::{RecordBatch, WorkUnit};
 use futures_util::{StreamExt, TryStreamExt};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeSet, HashMap};

@@ -4,7 +4,7 @@
 //! explicit acks, fetch the task component from the object store by its sha256 and publish
 //! their records before they ack. Runs and units are signed by the coordinator's key and
 //! served only by workers that trust it; notes and records are signed by the worker's key.
-//! What a unit is and how it runs lives in `bench_runtime::dispatch`; this crate is only
+//! What a unit is and how it runs lives in `bench_model::dispatch`; this crate is only
 //! the transport.
 
 mod access;

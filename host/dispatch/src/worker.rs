@@ -13,7 +13,7 @@ use async_nats::header::NATS_MESSAGE_ID;
 use async_nats::jetstream::consumer::{pull, Consumer, DeliverPolicy};
 use async_nats::jetstream::{AckKind, Context, Message};
 use async_nats::HeaderMap;
-use bench_runtime::dispatch::{RecordBatch, WorkUnit};
+use bench_model::dispatch::{RecordBatch, WorkUnit};
 use futures_util::{Stream, StreamExt};
 use rand_core::RngCore as _;
 use sha2::{Digest, Sha256};

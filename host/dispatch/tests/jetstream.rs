@@ -6,9 +6,9 @@ use bench_dispatch::{
     AccessFiles, Announcement, Coordinator, CoordinatorSetup, Incoming, NatsAccess, Pulled,
     RunDescriptor, RunTrust, SigningKey, UnitDelivery, WorkSource, WorkerLink,
 };
-use bench_runtime::dispatch::{RecordBatch, WorkUnit};
-use bench_runtime::events::Finished;
-use bench_runtime::record::TaskRecord;
+use bench_model::dispatch::{RecordBatch, WorkUnit};
+use bench_model::events::Finished;
+use bench_model::record::TaskRecord;
 use futures_util::StreamExt;
 use sha2::{Digest, Sha256};
 use std::net::{TcpListener, TcpStream};

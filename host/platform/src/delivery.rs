@@ -12,9 +12,9 @@ use super::api::types::{
 use super::client::{ApiError, Assignment, Client, CreatedRun, WorkerTarget};
 use super::spool::{Batch, Ledger};
 use super::tail::{read_batch, BatchRange, Checkpoint, RecordLine};
-use bench_runtime::metrics::METRICS_FILE;
-use bench_runtime::report::input::{self, Line, ResultsDir};
-use bench_runtime::report::results::file_name;
+use bench_report::input::{self, Line, ResultsDir};
+use bench_report::metrics::METRICS_FILE;
+use bench_report::results::file_name;
 use bytes::Bytes;
 use serde_json::{json, Map, Value};
 use std::future::Future;

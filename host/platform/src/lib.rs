@@ -22,8 +22,8 @@ pub mod tail;
 pub mod upload;
 
 use api::types::{BenchmarkConfig, CreateRun, RunSummary, UpsertBenchmark};
-use bench_runtime::plan::RunManifest;
-use bench_runtime::report::input::ResultsDir;
+use bench_model::plan::RunManifest;
+use bench_report::input::ResultsDir;
 use spool::{Ledger, ParticipantLedger};
 use std::path::Path;
 

@@ -15,10 +15,11 @@ use super::delivery::Delivery;
 use super::upload::list_items;
 use super::{new_ledger, summary_body};
 use anyhow::{bail, Result};
-use bench_runtime::events::{RunEvent, RunObserver};
-use bench_runtime::metrics::MetricsRecorder;
-use bench_runtime::plan::RunManifest;
-use bench_runtime::report::console::{escape, Console};
+use bench_model::events::{RunEvent, RunObserver};
+use bench_model::plan::RunManifest;
+use bench_model::text::escape_control;
+use bench_report::console::Console;
+use bench_report::metrics::MetricsRecorder;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -156,11 +157,11 @@ impl PlatformRun {
                 Claim::Pending | Claim::Claimed => {}
                 Claim::NoWorker => eprintln!(
                     "  {}: could not claim a platform worker — running without platform reporting.",
-                    escape(name)
+                    escape_control(name)
                 ),
                 Claim::Refused(error) => eprintln!(
                     "  {}: reporter claim failed ({error}) — running without platform reporting.",
-                    escape(name)
+                    escape_control(name)
                 ),
             }
         }
@@ -245,8 +246,8 @@ fn created_lines(run: &CreatedRun, run_key: Option<&str>) -> [String; 2] {
         None => format!("Run created: {} ({})", run.name, run.id),
     };
     [
-        escape(&created).into_owned(),
-        escape(&format!("View at: {}", run.dashboard_url)).into_owned(),
+        escape_control(&created).into_owned(),
+        escape_control(&format!("View at: {}", run.dashboard_url)).into_owned(),
     ]
 }
 
@@ -283,7 +284,9 @@ impl Closing {
                 .and_then(|d| d.ledger().create_run.run_key.as_deref());
             lines.push(created_lines(run, key)[0].clone());
         }
-        lines.push(escape(&format!("All done. View at: {}", run.dashboard_url)).into_owned());
+        lines.push(
+            escape_control(&format!("All done. View at: {}", run.dashboard_url)).into_owned(),
+        );
         lines
     }
 

@@ -8,7 +8,7 @@ use super::api::types::{CreateRun, RunSummary, UpsertBenchmark};
 use super::client::{Assignment, CreatedRun};
 use super::files::{write_atomically, Access};
 use anyhow::{Context as _, Result};
-use bench_runtime::report::input::ResultsDir;
+use bench_report::input::ResultsDir;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 

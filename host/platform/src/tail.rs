@@ -6,8 +6,8 @@
 //! kept) but for its `participant` key.
 
 use anyhow::{bail, Context as _, Result};
-use bench_runtime::record::WARMUP_PHASE;
-use bench_runtime::report::input::{self, ResultsDir, MAX_LINE_BYTES};
+use bench_model::record::WARMUP_PHASE;
+use bench_report::input::{self, ResultsDir, MAX_LINE_BYTES};
 use serde::Deserialize;
 use serde_json::Value;
 use std::fs::File;

@@ -12,8 +12,8 @@ use super::spool::Ledger;
 use super::tail::{RecordsTail, RECORDS_FILE};
 use super::{new_ledger, summary_body};
 use anyhow::{bail, Context as _, Result};
-use bench_runtime::report::planned::PlannedRecords;
-use bench_runtime::report::results::read_manifest;
+use bench_report::planned::PlannedRecords;
+use bench_report::results::read_manifest;
 use std::path::Path;
 use std::sync::Arc;
 

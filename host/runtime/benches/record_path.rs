@@ -5,10 +5,10 @@
 //!
 //! `cargo bench -p bench-runtime --bench record_path`
 
-use bench_runtime::js;
-use bench_runtime::plan::RunManifest;
-use bench_runtime::record::{Data, Status, StepRecord, TaskRecord};
-use bench_runtime::report::tally::RunTally;
+use bench_model::js;
+use bench_model::plan::RunManifest;
+use bench_model::record::{Data, Status, StepRecord, TaskRecord};
+use bench_report::tally::RunTally;
 use divan::{black_box, Bencher};
 use serde_json::json;
 use std::time::SystemTime;

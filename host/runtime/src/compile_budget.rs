@@ -4,8 +4,8 @@
 //! adds to bench's own. Crossing a bound is an error naming it, who set it and the flag that
 //! raises it.
 
-use crate::sandbox::ceilings::{Ceilings, LimitField, Setting};
 use anyhow::Result;
+use bench_model::ceilings::{Ceilings, LimitField, Setting};
 use std::time::{Duration, Instant};
 use wasmparser::{Parser, Payload};
 
@@ -212,7 +212,7 @@ fn resident_bytes() -> Option<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sandbox::ceilings::SetBy;
+    use bench_model::ceilings::SetBy;
 
     fn budget(field: LimitField, value: u64) -> CompileBudget {
         let mut ceilings = Ceilings::default();

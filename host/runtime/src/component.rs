@@ -10,6 +10,7 @@ use crate::sandbox::{self, Capabilities, SandboxState};
 use anyhow::{bail, Context as _, Result};
 use bench_contract::bench::task as contract;
 use bench_contract::{TaskPre, CONTRACT_PACKAGE};
+use bench_model::plan::ComponentInfo;
 use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -49,6 +50,15 @@ pub struct TaskComponent {
 }
 
 impl TaskComponent {
+    /// Its identity in `run.json`: path, hash and size.
+    pub fn info(&self) -> ComponentInfo {
+        ComponentInfo {
+            path: self.path.display().to_string(),
+            sha256: self.sha256.clone(),
+            size_bytes: self.size_bytes as u64,
+        }
+    }
+
     /// Reads, checks, compiles (or loads from the cache) and links a task component.
     pub fn load(engine: &TaskEngine, path: &Path) -> Result<Self> {
         let shown = path.display();

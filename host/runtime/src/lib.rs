@@ -1,23 +1,12 @@
-//! `bench-runtime`: everything a run does on one machine, without a network client or a
-//! server.
-//!
-//! Data flows one way: component → config → validated plan → executor (one sandbox per
-//! participant slot) → task records → console, local results and scoring.
+//! `bench-runtime`: the engine and what runs in it: the compiled-component cache and its
+//! budget (`engine`, `compiled_cache`, `compile_budget`), component checks (`component`),
+//! one sandbox per participant slot with its capabilities and limits (`sandbox`), and the
+//! executors that run tasks in them (`exec`). The only crate that knows wasmtime; what a run
+//! is and what it leaves behind are `bench-model` and `bench-report`.
 
-mod clock;
-pub mod compare;
 pub mod compile_budget;
 mod compiled_cache;
 pub mod component;
-pub mod config;
-pub mod dispatch;
 pub mod engine;
-pub mod events;
 pub mod exec;
-pub mod js;
-pub mod metrics;
-pub mod plan;
-pub mod record;
-pub mod report;
 pub mod sandbox;
-pub mod scoring;

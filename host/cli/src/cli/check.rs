@@ -3,8 +3,8 @@
 
 use super::task::{prepare, Prepared};
 use anyhow::Result;
-use bench_runtime::report::console::escape;
-use bench_runtime::{js, plan};
+use bench_model::text::escape_control;
+use bench_model::{js, plan};
 use std::path::Path;
 
 /// Validates a task without running it and prints what a run would do.
@@ -28,8 +28,8 @@ pub(super) async fn check(task_path: &Path, argv: &[String]) -> Result<bool> {
     );
     println!(
         "Benchmark: {} ({})",
-        escape(&resolved.benchmark_name),
-        escape(&resolved.benchmark_slug)
+        escape_control(&resolved.benchmark_name),
+        escape_control(&resolved.benchmark_slug)
     );
     println!(
         "Knobs: iterations={}, concurrency={}, staggerDelayMs={}, groupBy={}",
@@ -43,7 +43,7 @@ pub(super) async fn check(task_path: &Path, argv: &[String]) -> Result<bool> {
     }
     println!("Limits: {}", grants.effective_limits().lines().join(", "));
     for participant in available {
-        println!("Participant {}: ready", escape(&participant.name));
+        println!("Participant {}: ready", escape_control(&participant.name));
     }
     for skipped in skipped {
         println!("{}", skipped.line());

@@ -3,7 +3,7 @@
 
 use super::error_exit;
 use anyhow::{Context as _, Result};
-use bench_runtime::compare::{self, BootstrapSettings, CompareSettings, REGRESSION_EXIT};
+use bench_report::compare::{self, BootstrapSettings, CompareSettings, REGRESSION_EXIT};
 use clap::Args;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;

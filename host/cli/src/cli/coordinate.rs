@@ -9,15 +9,15 @@
 use super::dispatched::DispatchedRun;
 use anyhow::{anyhow, bail, Result};
 use bench_dispatch::{Coordinator, Incoming};
-use bench_platform::reporter::PlatformRun;
-use bench_runtime::config::GroupBy;
-use bench_runtime::dispatch::{
+use bench_model::config::GroupBy;
+use bench_model::dispatch::{
     participant_units, round_units, Accepted, RecordBatch, RunUnits, TaskLedger, WorkUnit,
 };
-use bench_runtime::events::{RunEvent, RunObserver};
-use bench_runtime::exec::ExecPlan;
-use bench_runtime::record::TaskRecord;
-use bench_runtime::report::console::escape;
+use bench_model::events::{RunEvent, RunObserver};
+use bench_model::plan::ExecPlan;
+use bench_model::record::TaskRecord;
+use bench_model::text::escape_control;
+use bench_platform::reporter::PlatformRun;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::Path;
 use std::time::{Duration, Instant, SystemTime};
@@ -433,7 +433,7 @@ impl Notices {
                 "[bench] {} (#{}): {}",
                 self.what,
                 self.count,
-                escape(reason)
+                escape_control(reason)
             );
         }
     }
@@ -442,7 +442,7 @@ impl Notices {
     fn show(&mut self, line: &str) {
         self.count += 1;
         if self.shown() {
-            eprintln!("[bench] {}", escape(line));
+            eprintln!("[bench] {}", escape_control(line));
         }
     }
 

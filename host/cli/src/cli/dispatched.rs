@@ -5,7 +5,7 @@
 use crate::flags;
 use anyhow::{bail, Context as _, Result};
 use bench_dispatch::{AccessFiles, NatsAccess, PublicKey};
-use bench_runtime::report::files;
+use bench_report::files;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

@@ -3,9 +3,9 @@
 
 use super::task::prepare;
 use anyhow::Result;
-use bench_runtime::js;
-use bench_runtime::plan;
-use bench_runtime::report::console::escape;
+use bench_model::js;
+use bench_model::plan;
+use bench_model::text::escape_control;
 use bench_runtime::sandbox::limits::Limits;
 use std::path::Path;
 
@@ -16,15 +16,15 @@ pub(super) async fn inspect(task_path: &Path, argv: &[String]) -> Result<()> {
     let resolved = &prepared.resolved;
     println!("Component: {}", task.path.display());
     println!("  size: {} bytes, sha256 {}", task.size_bytes, task.sha256);
-    println!("  exports: {}", escape(&task.exports().join(", ")));
+    println!("  exports: {}", escape_control(&task.exports().join(", ")));
     println!("  imports:");
     for import in task.imports() {
-        println!("    {}", escape(&import));
+        println!("    {}", escape_control(&import));
     }
     println!(
         "Benchmark: {} ({})",
-        escape(&resolved.benchmark_name),
-        escape(&resolved.benchmark_slug)
+        escape_control(&resolved.benchmark_name),
+        escape_control(&resolved.benchmark_slug)
     );
     println!(
         "Knobs: iterations={}, concurrency={}, staggerDelayMs={}, groupBy={}",
@@ -36,7 +36,7 @@ pub(super) async fn inspect(task_path: &Path, argv: &[String]) -> Result<()> {
     if !prepared.config.custom_cli_flags.is_empty() {
         println!(
             "Custom flags: {}",
-            escape(&prepared.config.custom_cli_flags.join(", "))
+            escape_control(&prepared.config.custom_cli_flags.join(", "))
         );
     }
     println!("Participants:");
@@ -46,7 +46,7 @@ pub(super) async fn inspect(task_path: &Path, argv: &[String]) -> Result<()> {
             .for_participant(&prepared.config, participant, |name| {
                 std::env::var(name).ok()
             })?;
-        println!("  {}", escape(&participant.name));
+        println!("  {}", escape_control(&participant.name));
         let env: Vec<&str> = grants.env.iter().map(|(name, _)| name.as_str()).collect();
         println!("    env: {}", list_or_none(&env));
         let hosts: Vec<&str> = grants
@@ -87,7 +87,7 @@ fn list_or_none(items: &[&str]) -> String {
     if items.is_empty() {
         "none".into()
     } else {
-        escape(&items.join(", ")).into_owned()
+        escape_control(&items.join(", ")).into_owned()
     }
 }
 

@@ -2,7 +2,7 @@
 //! running tasks a grace period, then interrupts them; the run then ends as usual (records,
 //! summary, exports, `Results:` line) with exit 130. Another signal ends bench at once.
 
-use bench_runtime::exec::RunStop;
+use bench_model::stop::RunStop;
 use std::time::Duration;
 use tokio::signal::unix::{signal, Signal, SignalKind};
 

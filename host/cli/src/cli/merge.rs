@@ -3,10 +3,10 @@
 
 use super::error_exit;
 use anyhow::Result;
-use bench_runtime::report::console::Console;
-use bench_runtime::report::export::{ExportManager, ExportPaths};
-use bench_runtime::report::finish::{finish, RunResults};
-use bench_runtime::report::merge;
+use bench_report::console::Console;
+use bench_report::export::{ExportManager, ExportPaths};
+use bench_report::finish::{finish, RunResults};
+use bench_report::merge;
 use clap::Args;
 use std::path::PathBuf;
 use std::process::ExitCode;

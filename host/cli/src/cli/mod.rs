@@ -25,7 +25,7 @@ mod serve;
 mod task;
 mod worker;
 
-use bench_runtime::report::console::escape;
+use bench_model::text::escape_control;
 use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -313,7 +313,7 @@ pub(crate) fn error_exit(error: &anyhow::Error) -> ExitCode {
 /// escaped.
 fn print_error(prefix: &str, error: &anyhow::Error) -> ExitCode {
     let message = format!("{error:#}");
-    let lines: Vec<_> = message.split('\n').map(escape).collect();
+    let lines: Vec<_> = message.split('\n').map(escape_control).collect();
     let style = if color::choice().stderr() {
         anstyle::Style::new()
             .bold()

@@ -3,9 +3,9 @@
 
 use super::error_exit;
 use crate::{color, flags};
-use bench_runtime::report::console::Console;
-use bench_runtime::report::export::ExportPaths;
-use bench_runtime::report::saved;
+use bench_report::console::Console;
+use bench_report::export::ExportPaths;
+use bench_report::saved;
 use clap::Args;
 use std::path::PathBuf;
 use std::process::ExitCode;

@@ -9,30 +9,28 @@ use super::interrupt::{self, DEFAULT_STOP_GRACE, INTERRUPTED_EXIT};
 use super::task::{host_env, prepare, slot_config, Prepared};
 use anyhow::{Context as _, Result};
 use bench_dispatch::{Coordinator, CoordinatorSetup, PublicKey, RunDescriptor, SigningKey};
+use bench_model::ceilings::LimitField;
+use bench_model::config::GroupBy;
+use bench_model::events::{Observers, RunObserver};
+use bench_model::js;
+use bench_model::plan::{self, HostInfo, LoadManifest, LoadModel, RunConfig, RunManifest};
+use bench_model::plan::{ExecPlan, Shard};
+use bench_model::text::escape_control;
 use bench_platform::reporter::{Closing, PlatformRun};
-use bench_runtime::config::GroupBy;
-use bench_runtime::engine::{EngineSettings, TaskEngine};
-use bench_runtime::events::{Observers, RunObserver};
-use bench_runtime::exec::{self, ExecPlan, InstrumentFloor, ParticipantRun, Shard, SlotConfig};
-use bench_runtime::js;
-use bench_runtime::metrics::MetricsRecorder;
-use bench_runtime::plan::{
-    self, ComponentInfo, HostInfo, LoadManifest, LoadModel, RunConfig, RunManifest,
-};
-use bench_runtime::report::console::{escape, Console, Header};
-use bench_runtime::report::disk_budget::{DiskBudget, BUDGET_EXIT};
-use bench_runtime::report::export::ExportManager;
-use bench_runtime::report::failures::{FirstFailure, FAILED_TASKS_EXIT};
-use bench_runtime::report::finish::{finish, RunResults};
-use bench_runtime::report::origin;
-use bench_runtime::report::paths;
-use bench_runtime::report::progress::ProgressBars;
-use bench_runtime::report::results::{
-    for_each_record, read_manifest, renamed_log_files, ResultsWriter,
-};
-use bench_runtime::report::tally::RunTally;
-use bench_runtime::report::RunReporter;
-use bench_runtime::sandbox::ceilings::LimitField;
+use bench_report::console::{Console, Header};
+use bench_report::disk_budget::{DiskBudget, BUDGET_EXIT};
+use bench_report::export::ExportManager;
+use bench_report::failures::{FirstFailure, FAILED_TASKS_EXIT};
+use bench_report::finish::{finish, RunResults};
+use bench_report::metrics::MetricsRecorder;
+use bench_report::origin;
+use bench_report::paths;
+use bench_report::progress::ProgressBars;
+use bench_report::results::{for_each_record, read_manifest, renamed_log_files, ResultsWriter};
+use bench_report::tally::RunTally;
+use bench_report::RunReporter;
+use bench_runtime::engine::{self, EngineSettings, TaskEngine};
+use bench_runtime::exec::{self, ParticipantRun, SlotConfig};
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -189,9 +187,9 @@ async fn run_task(task_path: &Path, argv: &[String], resumed: Option<Resumed>) -
     };
     let names: Vec<String> = available.iter().map(|p| p.name.clone()).collect();
     let load_manifest = LoadManifest::of(&resolved.load);
-    let floor = InstrumentFloor::measure();
+    let floor = exec::measure_floor();
     let floor = match &load_manifest {
-        Some(load) if load.is_open() => floor.with_arrival_lag(),
+        Some(load) if load.is_open() => exec::with_arrival_lag(floor),
         _ => floor,
     };
     let fresh = RunManifest {
@@ -199,8 +197,8 @@ async fn run_task(task_path: &Path, argv: &[String], resumed: Option<Resumed>) -
         display: config.display.clone(),
         run_id,
         started_at: js::iso_timestamp(started_at),
-        component: ComponentInfo::of(&task),
-        host: HostInfo::current(env!("CARGO_PKG_VERSION")),
+        component: task.info(),
+        host: HostInfo::current(env!("CARGO_PKG_VERSION"), engine::wasmtime_version()),
         origin: origin::collect_here(),
         completed_at: None,
         tasks: None,
@@ -540,7 +538,7 @@ fn worker_shares_line(shares: &WorkerShares) -> String {
         .iter()
         .map(|(worker, tasks)| {
             let percent = *tasks as f64 * 100.0 / total as f64;
-            format!("{} {tasks} tasks ({percent:.1}%)", escape(worker))
+            format!("{} {tasks} tasks ({percent:.1}%)", escape_control(worker))
         })
         .collect();
     format!("Workers: {}", parts.join(", "))

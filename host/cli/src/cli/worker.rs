@@ -15,12 +15,13 @@ use bench_dispatch::{
     check_worker_name, AccessFiles, Announcement, NatsAccess, PublicKey, Pulled, RunDescriptor,
     RunTrust, SigningKey, UnitDelivery, WorkSource, WorkerLink,
 };
+use bench_model::ceilings::Ceilings;
+use bench_model::dispatch::RecordBatch;
+use bench_model::plan::ExecPlan;
+use bench_model::text::escape_control;
 use bench_runtime::compile_budget::abandoned_compilation;
-use bench_runtime::dispatch::{run_unit, RecordBatch};
 use bench_runtime::engine::{EngineSettings, TaskEngine};
-use bench_runtime::exec::{ExecPlan, SlotConfig, SlotFactory};
-use bench_runtime::report::console::escape;
-use bench_runtime::sandbox::ceilings::Ceilings;
+use bench_runtime::exec::{run_unit, SlotConfig, SlotFactory};
 use bench_runtime::sandbox::grants::OperatorGrants;
 use clap::Args;
 use futures_util::{Stream, StreamExt};
@@ -177,7 +178,7 @@ impl WorkerArgs {
         open_streams(&link).await?;
         eprintln!(
             "[bench] worker {} serving {} with {} slots: {trusted}; signing with {}",
-            escape(&name),
+            escape_control(&name),
             access.server(),
             self.slots,
             link.key()
@@ -202,7 +203,7 @@ impl WorkerArgs {
                 announcement = announcements.next() => match announcement {
                     Some(Ok(announcement)) => runs.take(announcement).await,
                     Some(Err(error)) => {
-                        eprintln!("[bench] worker {}: {}; following the runs again", escape(&name), escape(&format!("{error:#}")));
+                        eprintln!("[bench] worker {}: {}; following the runs again", escape_control(&name), escape_control(&format!("{error:#}")));
                         announcements = follow_again(&link, recovery).await?;
                     }
                     None => announcements = follow_again(&link, recovery).await?,
@@ -212,7 +213,7 @@ impl WorkerArgs {
                     if *connections.borrow_and_update() <= 1 {
                         continue;
                     }
-                    eprintln!("[bench] worker {}: connected to NATS again; following the runs again", escape(&name));
+                    eprintln!("[bench] worker {}: connected to NATS again; following the runs again", escape_control(&name));
                     announcements = follow_again(&link, recovery).await?;
                 }
                 Some(error) = fatal_errors.recv() => return Err(error),
@@ -245,8 +246,8 @@ async fn open_streams(link: &WorkerLink) -> Result<()> {
                 said = true;
                 eprintln!(
                     "[bench] worker {}: waiting for the streams ({}); a coordinator creates them",
-                    escape(link.name()),
-                    escape(&format!("{error:#}"))
+                    escape_control(link.name()),
+                    escape_control(&format!("{error:#}"))
                 );
             }
             Err(_) => {}
@@ -353,8 +354,8 @@ impl Runs {
             if let Err(error) = server.serve(descriptor, receiver).await {
                 eprintln!(
                     "[bench] worker {}: run {run}: {}",
-                    escape(&name),
-                    escape(&format!("{error:#}"))
+                    escape_control(&name),
+                    escape_control(&format!("{error:#}"))
                 );
             }
         });
@@ -370,12 +371,12 @@ impl Runs {
     /// Says why an announcement is refused, here and (once per run and reason) to the
     /// run's coordinator.
     async fn refuse(&mut self, run: Option<String>, reason: String) {
-        let name = escape(self.link.name()).into_owned();
+        let name = escape_control(self.link.name()).into_owned();
         let shown = run.as_deref().unwrap_or("(not a run id)");
         eprintln!(
             "[bench] worker {name}: refused an announcement of run {}: {}",
-            escape(shown),
-            escape(&reason)
+            escape_control(shown),
+            escape_control(&reason)
         );
         // A run served here goes on: what was refused is only someone else's announcement.
         let Some(run) = run.filter(|run| !self.serving.contains_key(run)) else {
@@ -386,7 +387,10 @@ impl Runs {
         }
         if self.refused.insert((run.clone(), reason.clone())) {
             if let Err(error) = self.link.refuse(&run, &reason).await {
-                eprintln!("[bench] worker {name}: {}", escape(&format!("{error:#}")));
+                eprintln!(
+                    "[bench] worker {name}: {}",
+                    escape_control(&format!("{error:#}"))
+                );
             }
         }
     }
@@ -421,8 +425,8 @@ impl RunServer {
                     eprintln!(
                         "[bench] worker {}: run {run}: {}; the worker stops (a compilation \
                          cannot be interrupted)",
-                        escape(link.name()),
-                        escape(&format!("{error:#}"))
+                        escape_control(link.name()),
+                        escape_control(&format!("{error:#}"))
                     );
                     std::process::exit(1);
                 }
@@ -448,8 +452,8 @@ impl RunServer {
         }
         eprintln!(
             "[bench] worker {}: run {run}: serving {}",
-            escape(link.name()),
-            escape(&said)
+            escape_control(link.name()),
+            escape_control(&said)
         );
         let mut participants = JoinSet::new();
         for (position, name, slot) in served {
@@ -617,7 +621,7 @@ async fn serve_participant(unit_run: UnitRun, puller: Puller) -> Result<()> {
         fatal,
         recovery,
     } = puller;
-    let name = escape(unit_run.link.name()).into_owned();
+    let name = escape_control(unit_run.link.name()).into_owned();
     let mut units = JoinSet::new();
     let mut failing_since: Option<Instant> = None;
     while !phase.borrow().done {
@@ -639,7 +643,7 @@ async fn serve_participant(unit_run: UnitRun, puller: Puller) -> Result<()> {
                     Pulled::Refused(reason) => eprintln!(
                         "[bench] worker {name}: run {}: refused a work message: {}",
                         unit_run.run,
-                        escape(&reason)
+                        escape_control(&reason)
                     ),
                 }
             }
@@ -649,16 +653,22 @@ async fn serve_participant(unit_run: UnitRun, puller: Puller) -> Result<()> {
                     let error = error.context(format!(
                         "run {}: cannot pull units of {} again within {}s",
                         unit_run.run,
-                        escape(&unit_run.participant),
+                        escape_control(&unit_run.participant),
                         recovery.as_secs_f64()
                     ));
                     let _ = fatal.send(error).await;
                     break;
                 }
-                eprintln!("[bench] worker {name}: {}", escape(&format!("{error:#}")));
+                eprintln!(
+                    "[bench] worker {name}: {}",
+                    escape_control(&format!("{error:#}"))
+                );
                 tokio::time::sleep(Duration::from_secs(1)).await;
                 if let Err(error) = source.reopen().await {
-                    eprintln!("[bench] worker {name}: {}", escape(&format!("{error:#}")));
+                    eprintln!(
+                        "[bench] worker {name}: {}",
+                        escape_control(&format!("{error:#}"))
+                    );
                 }
             }
         }
@@ -680,9 +690,9 @@ fn report_unit(unit_run: &UnitRun, finished: Result<Result<()>, tokio::task::Joi
     };
     eprintln!(
         "[bench] worker {}: a unit of {} was not finished (it goes to a worker again): {}",
-        escape(unit_run.link.name()),
-        escape(&unit_run.participant),
-        escape(&format!("{error:#}"))
+        escape_control(unit_run.link.name()),
+        escape_control(&unit_run.participant),
+        escape_control(&format!("{error:#}"))
     );
 }
 
@@ -698,8 +708,8 @@ async fn run_delivery(
     if delivery.delivered() > 1 {
         eprintln!(
             "[bench] worker {}: unit {} of run {} delivered again (attempt {})",
-            escape(unit_run.link.name()),
-            escape(&unit.key()),
+            escape_control(unit_run.link.name()),
+            escape_control(&unit.key()),
             unit_run.run,
             delivery.delivered()
         );

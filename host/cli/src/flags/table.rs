@@ -9,9 +9,9 @@ use super::{
     load_value, nats_url, slug, text, FlagError, RunFlags,
 };
 use crate::color::ColorChoice;
-use bench_runtime::config;
-use bench_runtime::js;
-use bench_runtime::sandbox::ceilings::LimitField;
+use bench_model::ceilings::LimitField;
+use bench_model::config;
+use bench_model::js;
 
 /// Stores a checked value: `(flags, flag name as given, raw value)`.
 type Apply = fn(&mut RunFlags, &str, &str) -> Result<(), FlagError>;

@@ -5,7 +5,7 @@
 //! the run at its start with the bound's message.
 
 use super::types::CreateRun;
-use bench_runtime::report::input::MAX_LINE_BYTES;
+use bench_report::input::MAX_LINE_BYTES;
 
 /// Most tasks of one participant: what `bench run` plans at most (`iterations` and task
 /// indexes are 32-bit).

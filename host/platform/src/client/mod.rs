@@ -12,7 +12,7 @@ pub use endpoints::CreatedRun;
 pub(crate) use endpoints::WorkerTarget;
 
 use super::auth::Auth;
-use bench_runtime::report::console::escape;
+use bench_model::text::escape_control;
 use breaker::Breaker;
 use bytes::Bytes;
 use reqwest::{Method, StatusCode};
@@ -139,7 +139,7 @@ fn reason(body: &str) -> String {
     if let Some(code) = error["code"].as_str() {
         text.push_str(&format!(" ({})", code.chars().take(64).collect::<String>()));
     }
-    format!(": {}", escape(&text))
+    format!(": {}", escape_control(&text))
 }
 
 /// Longest wait for one response.

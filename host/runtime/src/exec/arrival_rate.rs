@@ -1,6 +1,6 @@
 //! The arrival-rate executors (k6's `constant-arrival-rate` and `ramping-arrival-rate`):
 //! an open model. Task `i` is due at the `i`-th arrival of the plan's
-//! [`RateProfile`](crate::plan::RateProfile), however slow the target is; it starts in a
+//! [`RateProfile`](bench_model::plan::RateProfile), however slow the target is; it starts in a
 //! free sandbox. `preAllocated` sandboxes are opened first; when none is free another is
 //! opened, up to `maxSandboxes`; past that the arrival is dropped and counted
 //! ([`RunEvent::TaskDropped`], k6's `dropped_iterations`), never started late.
@@ -25,11 +25,11 @@ use super::{
     task_finished, warmup_finished, ExecPlan, Finishes, ParticipantRun, RunStop, SlotFactory,
     TaskRunner,
 };
-use crate::events::{Finished, RunEvent, RunObserver};
-use crate::js;
-use crate::plan::{ArrivalPlan, RateProfile};
-use crate::record::{ArrivalTiming, WARMUP_PHASE};
 use anyhow::{Context as _, Result};
+use bench_model::events::{Finished, RunEvent, RunObserver};
+use bench_model::js;
+use bench_model::plan::{ArrivalPlan, RateProfile};
+use bench_model::record::{ArrivalTiming, WARMUP_PHASE};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, SystemTime};
 use tokio::sync::mpsc::{unbounded_channel, UnboundedReceiver, UnboundedSender};
@@ -325,9 +325,9 @@ fn millis(duration: Duration) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::{ExecutorKind, Stage};
     use crate::exec::test_support::*;
-    use crate::plan::RateProfile;
+    use bench_model::config::{ExecutorKind, Stage};
+    use bench_model::plan::RateProfile;
     use std::sync::Arc;
 
     fn constant(rate: f64, duration: Duration, pre: u32, max: u32) -> ArrivalPlan {

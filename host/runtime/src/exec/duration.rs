@@ -8,8 +8,8 @@
 
 use super::participant::{run_slots, NextIndex};
 use super::{ExecPlan, ParticipantRun, SlotFactory};
-use crate::events::{RunEvent, RunObserver};
 use anyhow::Result;
+use bench_model::events::{RunEvent, RunObserver};
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 use tokio::time::Instant;

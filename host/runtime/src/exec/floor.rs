@@ -11,13 +11,12 @@
 
 use super::arrival_clock::ArrivalClock;
 use super::outcome::{build_record, TaskEnd, Timing};
-use crate::clock::Moment;
-use crate::js;
 use crate::sandbox::context::TaskRecorder;
 use crate::sandbox::limits::{StopCode, TaskBounds};
 use bench_contract::bench::task::context::Host;
 use bench_contract::bench::task::model::{StepOptions, TaskOutput};
-use serde::{Deserialize, Serialize};
+use bench_model::clock::Moment;
+use bench_model::plan::InstrumentFloor;
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
@@ -25,89 +24,31 @@ use std::time::{Duration, Instant};
 const BATCHES: usize = 31;
 /// Operations per batch.
 const BATCH: u32 = 64;
-/// A median below this many times the floor draws a warning.
-pub const FLOOR_FACTOR: f64 = 10.0;
-
-/// What bench costs on this machine, in nanoseconds (`run.json`'s `instrumentFloor`).
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct InstrumentFloor {
-    /// The smallest step the monotonic clock was seen to take.
-    pub clock_resolution_ns: f64,
-    /// What one clock reading costs.
-    pub clock_read_ns: f64,
-    /// The host's bookkeeping of one empty step (start and end).
-    pub empty_step_ns: f64,
-    /// What bench adds around a task that does nothing: recorder, timestamps, record, JSON.
-    pub empty_task_ns: f64,
-    /// Open models: the median lateness of the arrival clock's wake-up from a sleep to a
-    /// deadline, the floor of the records' `startLagMs`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub arrival_lag_ns: Option<f64>,
-}
 
 /// Sleeps the arrival-lag figure takes the median of.
 const ARRIVAL_SLEEPS: usize = 21;
 /// The length of each of them.
 const ARRIVAL_SLEEP: Duration = Duration::from_micros(250);
 
-impl InstrumentFloor {
-    /// Measures the floor (a few milliseconds).
-    pub fn measure() -> Self {
-        Self {
-            clock_resolution_ns: clock_resolution().as_nanos() as f64,
-            clock_read_ns: median_per_op(|| {
-                black_box(Instant::now());
-            }),
-            empty_step_ns: median_per_op(empty_step()),
-            empty_task_ns: median_per_op(empty_task()),
-            arrival_lag_ns: None,
-        }
+/// Measures the floor (a few milliseconds).
+pub fn measure_floor() -> InstrumentFloor {
+    InstrumentFloor {
+        clock_resolution_ns: clock_resolution().as_nanos() as f64,
+        clock_read_ns: median_per_op(|| {
+            black_box(Instant::now());
+        }),
+        empty_step_ns: median_per_op(empty_step()),
+        empty_task_ns: median_per_op(empty_task()),
+        arrival_lag_ns: None,
     }
+}
 
-    /// Adds the arrival clock's wake-up lag (about 6 ms of sleeps), for an open model.
-    pub fn with_arrival_lag(self) -> Self {
-        Self {
-            arrival_lag_ns: Some(arrival_lag().as_nanos() as f64),
-            ..self
-        }
-    }
-
-    /// The smallest task latency bench can tell from its own cost, in milliseconds.
-    pub fn task_floor_ms(&self) -> f64 {
-        self.empty_task_ns.max(self.clock_resolution_ns) / 1e6
-    }
-
-    /// The smallest step latency bench can tell from its own cost, in milliseconds.
-    pub fn step_floor_ms(&self) -> f64 {
-        self.empty_step_ns.max(self.clock_resolution_ns) / 1e6
-    }
-
-    /// A warning for each `(participant, metric, median ms, task-level)` whose median is
-    /// within [`FLOOR_FACTOR`]× of the floor (the task floor for task-level metrics, the
-    /// step floor for the others).
-    pub fn warnings<'a>(
-        &self,
-        medians: impl IntoIterator<Item = (&'a str, &'a str, f64, bool)>,
-    ) -> Vec<String> {
-        medians
-            .into_iter()
-            .filter_map(|(participant, metric, median, task_level)| {
-                let floor = if task_level {
-                    self.task_floor_ms()
-                } else {
-                    self.step_floor_ms()
-                };
-                (median < FLOOR_FACTOR * floor).then(|| {
-                    format!(
-                        "Warning: {participant} {metric} median {} ms is within {}× of bench's own floor ({} ms on this machine): the number is mostly bench, not the workload",
-                        js::number_to_string(median),
-                        js::number_to_string(FLOOR_FACTOR),
-                        js::number_to_string((floor * 1e6).round() / 1e6),
-                    )
-                })
-            })
-            .collect()
+/// Adds the arrival clock's wake-up lag (about 6 ms of sleeps) to `floor`, for an open
+/// model.
+pub fn with_arrival_lag(floor: InstrumentFloor) -> InstrumentFloor {
+    InstrumentFloor {
+        arrival_lag_ns: Some(arrival_lag().as_nanos() as f64),
+        ..floor
     }
 }
 
@@ -209,34 +150,13 @@ mod tests {
 
     #[test]
     fn the_floor_is_measured_and_positive() {
-        let floor = InstrumentFloor::measure();
+        let floor = measure_floor();
         assert!(floor.clock_resolution_ns > 0.0 && floor.clock_resolution_ns < 1e7);
         assert!(floor.clock_read_ns > 0.0);
         assert!(floor.empty_step_ns > 0.0);
         assert!(floor.empty_task_ns > floor.clock_read_ns, "{floor:?}");
         assert_eq!(floor.arrival_lag_ns, None, "measured for open models only");
-        let lag = floor.with_arrival_lag().arrival_lag_ns.unwrap();
+        let lag = with_arrival_lag(floor).arrival_lag_ns.unwrap();
         assert!((0.0..1e9).contains(&lag), "{lag}");
-    }
-
-    #[test]
-    fn medians_near_the_floor_are_flagged() {
-        let floor = InstrumentFloor {
-            clock_resolution_ns: 50.0,
-            clock_read_ns: 20.0,
-            empty_step_ns: 300.0,
-            empty_task_ns: 20_000.0,
-            arrival_lag_ns: None,
-        };
-        assert_eq!(floor.task_floor_ms(), 0.02);
-        let warnings = floor.warnings([
-            ("a", "latencyMs", 0.1, true),
-            ("a", "create.ms", 0.1, false),
-            ("b", "latencyMs", 0.2, true),
-        ]);
-        assert_eq!(
-            warnings,
-            ["Warning: a latencyMs median 0.1 ms is within 10× of bench's own floor (0.02 ms on this machine): the number is mostly bench, not the workload"]
-        );
     }
 }

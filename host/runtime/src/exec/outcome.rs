@@ -1,12 +1,12 @@
 //! Building a task record from what the task recorded and how it ended (spec §2.6,
 //! runner-built variant).
 
-use crate::clock::{whole_ms_between, Moment};
-use crate::js;
-use crate::record::{micros, Data, Status, StepRecord, TaskRecord};
 use crate::sandbox::context::RecordedTask;
 use crate::sandbox::limits::StopCode;
 use bench_contract::bench::task::model::{self, TaskError, TaskOutput};
+use bench_model::clock::{whole_ms_between, Moment};
+use bench_model::js;
+use bench_model::record::{micros, Data, Status, StepRecord, TaskRecord};
 use serde_json::Value;
 use std::time::{Duration, SystemTime};
 
@@ -27,7 +27,7 @@ pub(crate) enum TaskEnd {
 }
 
 /// Timing of one task, from one clock read at its start and one at its end
-/// ([`crate::clock::Moment`]).
+/// ([`bench_model::clock::Moment`]).
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Timing {
     /// Wall-clock start.

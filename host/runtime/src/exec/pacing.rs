@@ -1,8 +1,8 @@
 //! Pacing shared by the executors: the anchored stagger ramp and periodic flushing of the
 //! observer while a task runs.
 
-use crate::events::{RunEvent, RunObserver, FLUSH_INTERVAL};
 use anyhow::Result;
+use bench_model::events::{RunEvent, RunObserver, FLUSH_INTERVAL};
 use std::future::Future;
 use std::sync::OnceLock;
 use std::time::Duration;

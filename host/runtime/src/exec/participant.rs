@@ -15,13 +15,13 @@
 //! as it is collected; no record is kept.
 
 use super::pacing::{flush_ticker, flushing_while, Ramp};
-use super::shard::{Shard, Stride};
 use super::{
     task_finished, warmup_finished, ExecPlan, Finishes, ParticipantRun, SlotFactory, TaskRunner,
 };
-use crate::events::{Finished, RunEvent, RunObserver};
-use crate::record::WARMUP_PHASE;
 use anyhow::Result;
+use bench_model::events::{Finished, RunEvent, RunObserver};
+use bench_model::plan::{Shard, Stride};
+use bench_model::record::WARMUP_PHASE;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -40,7 +40,7 @@ pub async fn run_participant<F: SlotFactory>(
     run_sources(
         participant,
         plan,
-        NextIndex::shared(slot_count(plan)),
+        NextIndex::shared(plan.slot_count()),
         observer,
     )
     .await
@@ -110,11 +110,6 @@ impl NextIndex {
             }
         }
     }
-}
-
-/// The slots a participant opens: `concurrency`, but no more than it has tasks.
-pub(super) fn slot_count(plan: &ExecPlan) -> usize {
-    (plan.concurrency as usize).min(plan.schedule.len()).max(1)
 }
 
 async fn run_inline<F: SlotFactory>(
@@ -258,9 +253,9 @@ fn ticker_fired(ticker: &mut tokio::time::Interval) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::events::FLUSH_INTERVAL;
     use crate::exec::test_support::*;
-    use crate::record::Status;
+    use bench_model::events::FLUSH_INTERVAL;
+    use bench_model::record::Status;
     use tokio::time::Instant;
 
     /// Asserts that between `from` and `to` no two flushes are more than `gap` apart.

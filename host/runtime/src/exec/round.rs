@@ -6,9 +6,9 @@ use super::pacing::{flush_ticker, flushing_while};
 use super::{
     task_finished, warmup_finished, ExecPlan, Finishes, ParticipantRun, SlotFactory, TaskRunner,
 };
-use crate::events::{Finished, RunEvent, RunObserver};
-use crate::record::WARMUP_PHASE;
 use anyhow::Result;
+use bench_model::events::{Finished, RunEvent, RunObserver};
+use bench_model::record::WARMUP_PHASE;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::Semaphore;

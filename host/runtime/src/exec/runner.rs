@@ -2,7 +2,7 @@
 //! runs when; a [`TaskRunner`] runs it. In a run that is a [`SandboxSlot`](super::SandboxSlot);
 //! in unit tests a fake that finishes after a chosen delay.
 
-use crate::events::Finished;
+use bench_model::events::Finished;
 use std::future::Future;
 
 /// Runs the tasks of one concurrency slot, one after another.

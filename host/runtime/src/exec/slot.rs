@@ -4,16 +4,16 @@
 
 use super::outcome::{build_record, TaskEnd, Timing};
 use super::runner::{SlotFactory, TaskRunner};
-use super::stop::RunStop;
-use crate::clock::{self, Moment};
 use crate::component::{trap_summary, TaskComponent};
-use crate::events::Finished;
-use crate::js;
 use crate::sandbox::context::{bounded_name, BoundExceeded, RecordedTask, StepDeadline};
 use crate::sandbox::limits::{StopCode, TaskBounds};
 use crate::sandbox::{self, Capabilities, SandboxState};
 use bench_contract::bench::task::model::TaskInput;
 use bench_contract::Task;
+use bench_model::clock::{self, Moment};
+use bench_model::events::Finished;
+use bench_model::js;
+use bench_model::stop::RunStop;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::watch;
@@ -352,8 +352,8 @@ fn collect_stdio(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::record::{Data, Status, StepRecord};
     use bench_contract::bench::task::model::{self, TaskOutput};
+    use bench_model::record::{Data, Status, StepRecord};
 
     fn recorded(measured_bytes: usize) -> RecordedTask {
         let mut measures = Data::new();

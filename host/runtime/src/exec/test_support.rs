@@ -5,13 +5,13 @@
 
 use super::outcome::{build_record, TaskEnd, Timing};
 use super::{ExecPlan, ParticipantRun, SlotFactory, TaskRunner};
-use crate::events::{Finished, RunEvent, RunObserver};
-use crate::plan::{LoadModel, Schedule};
-use crate::record::TaskRecord;
 use crate::sandbox::context::RecordedTask;
 use crate::sandbox::limits::StopCode;
 use anyhow::Result;
 use bench_contract::bench::task::model::TaskOutput;
+use bench_model::events::{Finished, RunEvent, RunObserver};
+use bench_model::plan::{LoadModel, Schedule};
+use bench_model::record::TaskRecord;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime};
 use tokio::time::Instant;

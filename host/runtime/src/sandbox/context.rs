@@ -4,13 +4,13 @@
 //! lines in the canonical participant-log format (spec §8.1), within the task's
 //! [`TaskBounds`]: a task that crosses one is ended by a trap carrying [`BoundExceeded`].
 
-use crate::clock::{self, whole_ms_between, Moment};
-use crate::js;
-use crate::record::{micros, Data, Status, StepRecord};
 use crate::sandbox::cpu::GuestCpu;
 use crate::sandbox::limits::{StopCode, TaskBounds, MAX_TASK_LOG_LINES};
 use bench_contract::bench::task::context::Host;
 use bench_contract::bench::task::model::{self, Level, StepOptions, StepOutcome};
+use bench_model::clock::{self, whole_ms_between, Moment};
+use bench_model::js;
+use bench_model::record::{micros, Data, Status, StepRecord};
 use serde_json::Value;
 use std::fmt::Write as _;
 use std::time::{Instant, SystemTime};

@@ -2,19 +2,19 @@
 //! command line: env (its `requiredEnvVars` plus `passEnv`), directories (`--allow-dir`),
 //! HTTP destinations (`allowedHosts`, `--allow-host`), HTTP keep-alive (`httpKeepAlive`,
 //! `--http-keep-alive`) and limits (the operator's ceilings, which the config's `limits` may
-//! only lower: [`crate::sandbox::ceilings`]). On a worker, the grants a run asks for must lie
+//! only lower: [`bench_model::ceilings`]). On a worker, the grants a run asks for must lie
 //! within its operator's ([`OperatorGrants`]).
 
-use crate::config::{BenchmarkConfig, GroupBy, Participant};
-use crate::plan::LoadModel;
-use crate::sandbox::ceilings::{Ceilings, EffectiveLimits, LimitField};
-use crate::sandbox::env::granted_env;
 use crate::sandbox::fs::DirGrant;
 use crate::sandbox::http::{AllowedHost, DenialNotices, HttpPolicy};
 use crate::sandbox::limits::Limits;
 use crate::sandbox::memory::HostMemory;
 use crate::sandbox::Capabilities;
 use anyhow::{anyhow, Result};
+use bench_model::ceilings::{Ceilings, EffectiveLimits, LimitField};
+use bench_model::config::{BenchmarkConfig, GroupBy, Participant};
+use bench_model::env::granted_env;
+use bench_model::plan::LoadModel;
 use std::sync::Arc;
 
 /// What the command line grants or limits beyond the config; empty/`None` when not given.
@@ -97,14 +97,14 @@ impl RunGrants {
             env: granted_env(names, lookup),
             dirs: self.dirs.clone(),
             http: HttpPolicy::new(allowed, self.http_keep_alive, self.notices.clone()),
-            limits: self.limits.sandbox_limits(),
+            limits: Limits::from(&self.limits),
             host_memory: self.host_memory.clone(),
         })
     }
 
     /// The limits every sandbox gets.
     pub fn limits(&self) -> Limits {
-        self.limits.sandbox_limits()
+        Limits::from(&self.limits)
     }
 
     /// The run's limits and who set each.
@@ -227,8 +227,8 @@ fn parse_hosts<'a>(patterns: impl IntoIterator<Item = &'a String>) -> Result<Vec
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::parse_config;
-    use crate::sandbox::ceilings::SetBy;
+    use bench_model::ceilings::SetBy;
+    use bench_model::config::parse_config;
 
     fn grants(max_sandboxes: u64) -> RunGrants {
         let mut ceilings = Ceilings::default();
@@ -273,9 +273,12 @@ mod tests {
             .unwrap_err()
             .to_string()
             .contains("(one per participant in round mode)"));
-        let arrivals = LoadModel::ArrivalRate(crate::plan::ArrivalPlan {
-            kind: crate::config::ExecutorKind::ConstantArrivalRate,
-            profile: crate::plan::RateProfile::constant(1.0, std::time::Duration::from_secs(1)),
+        let arrivals = LoadModel::ArrivalRate(bench_model::plan::ArrivalPlan {
+            kind: bench_model::config::ExecutorKind::ConstantArrivalRate,
+            profile: bench_model::plan::RateProfile::constant(
+                1.0,
+                std::time::Duration::from_secs(1),
+            ),
             pre_allocated: 1,
             max_sandboxes: 11,
         });

@@ -2,10 +2,8 @@
 //! ([`StopCode`]).
 
 use crate::sandbox::context::BoundExceeded;
+use bench_model::ceilings::{EffectiveLimits, LimitField, DEFAULT_MAX_MEMORY_BYTES};
 use std::time::Duration;
-
-/// Default memory limit of one sandbox.
-pub(crate) const DEFAULT_MAX_MEMORY_BYTES: usize = 512 << 20;
 
 /// Most participant-log lines one task may produce before further lines are dropped.
 pub(crate) const MAX_TASK_LOG_LINES: usize = 100_000;
@@ -31,8 +29,27 @@ impl Default for Limits {
     }
 }
 
+impl From<&EffectiveLimits> for Limits {
+    /// The limits of every sandbox of a run.
+    fn from(limits: &EffectiveLimits) -> Self {
+        Self {
+            max_memory_bytes: limits.size(LimitField::Memory),
+            task_timeout: limits
+                .value(LimitField::TaskTimeout)
+                .map(Duration::from_millis),
+            task: TaskBounds {
+                max_steps: limits.size(LimitField::Steps),
+                max_step_name_bytes: limits.size(LimitField::StepNameBytes),
+                max_log_message_bytes: limits.size(LimitField::LogMessageBytes),
+                max_task_log_bytes: limits.size(LimitField::TaskLogBytes),
+                max_data_bytes: limits.size(LimitField::DataBytes),
+            },
+        }
+    }
+}
+
 /// Bounds on what one task records through `context` and returns, so one task cannot grow
-/// the host without limit. Each default is bench's ceiling ([`crate::sandbox::ceilings`]),
+/// the host without limit. Each default is bench's ceiling ([`bench_model::ceilings`]),
 /// which the operator may raise and a task's config only lower.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct TaskBounds {
@@ -126,6 +143,20 @@ impl StopCode {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use bench_model::ceilings::{Ceilings, ConfigLimits};
+
+    #[test]
+    fn a_run_s_limits_become_every_sandbox_s() {
+        let mut requested = ConfigLimits::default();
+        requested.request(LimitField::Memory, 64.0);
+        requested.request(LimitField::Steps, 5.0);
+        requested.request(LimitField::TaskTimeout, 250.5);
+        let limits = Limits::from(&Ceilings::default().apply(&requested).unwrap());
+        assert_eq!(limits.max_memory_bytes, 64 << 20);
+        assert_eq!(limits.task.max_steps, 5);
+        assert_eq!(limits.task_timeout, Some(Duration::from_millis(251)));
+        assert_eq!(Limits::from(&EffectiveLimits::default()), Limits::default());
+    }
 
     #[test]
     fn stop_codes_keep_their_record_strings() {

@@ -1,13 +1,11 @@
 //! One sandbox per participant slot: a wasmtime [`Store`] whose state grants only that
-//! participant's capabilities — its own secrets (`env`), no filesystem unless granted (`fs`),
+//! participant's capabilities — its own secrets (`bench_model::env`), no filesystem unless granted (`fs`),
 //! deny-by-default HTTP (`http`), captured stdio (`stdio`), host-computed primitives
 //! (`natives`), WebSocket connections under the HTTP rules (`websocket`) — within its
 //! `limits`.
 
-pub mod ceilings;
 pub mod context;
 pub mod cpu;
-pub mod env;
 pub mod fs;
 pub mod grants;
 pub mod http;

@@ -1,5 +1,5 @@
 //! The compare page: two runs of a benchmark picked from its runs, compared as
-//! `bench compare` compares two results directories ([`bench_runtime::compare`]): on a turn
+//! `bench compare` compares two results directories ([`bench_report::compare`]): on a turn
 //! of the heavy pages, each run's stored records are streamed into its samples a slice at a
 //! time (no record kept, no reader held while they are taken), then the two are compared
 //! with the defaults of `bench compare` (±2 % noise band, 10 000 resamples, seed 1, 95 %
@@ -14,11 +14,11 @@ use crate::serve::refusal::Refusal;
 use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, Uri};
 use axum::response::Response;
-use bench_runtime::compare::{
+use bench_model::plan::{ComponentInfo, HostInfo, Origin, RunManifest};
+use bench_model::record::TaskRecord;
+use bench_report::compare::{
     self, BootstrapSettings, CompareSettings, RunSamples, SampleCollector,
 };
-use bench_runtime::plan::{ComponentInfo, HostInfo, Origin, RunManifest};
-use bench_runtime::record::TaskRecord;
 use serde::Deserialize;
 use serde_json::{json, Value};
 

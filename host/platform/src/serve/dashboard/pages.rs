@@ -1,7 +1,7 @@
 //! The dashboard's pages: each checks the reader's access, reads what it shows in one read
 //! transaction (a run's records a slice at a time, on its turn of the heavy pages) and
 //! renders it with the run page's generator of `bench-runtime`
-//! ([`bench_runtime::report::page`]).
+//! ([`bench_report::page`]).
 
 use super::session::{message_page, Reader};
 use super::{page_headers, Dashboard, CHARTS_PATH, PAGE_PATH};
@@ -12,8 +12,8 @@ use crate::serve::refusal::Refusal;
 use axum::extract::{Path, State};
 use axum::http::{header, HeaderMap, Uri};
 use axum::response::{Html, IntoResponse, Response};
-use bench_runtime::record::TaskRecord;
-use bench_runtime::report::page::{
+use bench_model::record::TaskRecord;
+use bench_report::page::{
     self, render, LogTail, RunHeader, RunPage, Scripts, CHARTS_JS, LOG_TAIL_BYTES, MAX_LOGS,
     PAGE_JS,
 };

@@ -9,7 +9,7 @@ use super::Dashboard;
 use axum::extract::{Form, Query, State};
 use axum::http::{header, HeaderMap, StatusCode, Uri};
 use axum::response::{Html, IntoResponse, Redirect, Response};
-use bench_runtime::report::page::{escape, STYLES};
+use bench_report::page::{escape_html, STYLES};
 use percent_encoding::{utf8_percent_encode, NON_ALPHANUMERIC};
 use serde::Deserialize;
 use std::time::Duration;
@@ -227,7 +227,7 @@ fn local_path(next: &str) -> Option<&str> {
 /// The login page, with an error above the form.
 fn login_form(status: StatusCode, next: &str, error: Option<&str>) -> Response {
     let error = error.map_or(String::new(), |error| {
-        format!("<p class=\"error\">{}</p>", escape(error))
+        format!("<p class=\"error\">{}</p>", escape_html(error))
     });
     let body = format!(
         "<form class=\"login\" method=\"post\" action=\"/login\">\n<h1>bench</h1>\n{error}\
@@ -235,14 +235,17 @@ fn login_form(status: StatusCode, next: &str, error: Option<&str>) -> Response {
          <input type=\"hidden\" name=\"next\" value=\"{}\">\n\
          <button type=\"submit\">Log in</button>\n\
          <p class=\"note\">Create a key with <code>bench serve keys create</code>.</p>\n</form>",
-        escape(next)
+        escape_html(next)
     );
     (status, plain_page("Log in · bench", &body)).into_response()
 }
 
 /// A page with a message only.
 pub(super) fn message_page(status: StatusCode, message: &str) -> Response {
-    let body = format!("<main><p class=\"error\">{}</p></main>", escape(message));
+    let body = format!(
+        "<main><p class=\"error\">{}</p></main>",
+        escape_html(message)
+    );
     (status, plain_page("bench", &body)).into_response()
 }
 
@@ -251,7 +254,7 @@ fn plain_page(title: &str, body: &str) -> impl IntoResponse {
     let html = Html(format!(
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
          <title>{}</title>\n<style>{STYLES}</style>\n</head>\n<body>\n{body}\n</body>\n</html>\n",
-        escape(title)
+        escape_html(title)
     ));
     (super::page_headers(), html)
 }

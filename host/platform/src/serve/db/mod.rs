@@ -23,7 +23,7 @@ use keys::ORG_SLUG;
 use super::refusal::Refusal;
 use crate::api::bounds;
 use crate::api::types::Page;
-use bench_runtime::js;
+use bench_model::js;
 use rusqlite::Connection;
 use serde::de::DeserializeOwned;
 use serde::Serialize;

@@ -339,7 +339,7 @@ mod tests {
 
     #[test]
     fn the_largest_run_bench_run_plans_is_stored() {
-        let manifest: bench_runtime::plan::RunManifest = serde_json::from_value(json!({
+        let manifest: bench_model::plan::RunManifest = serde_json::from_value(json!({
             "benchmarkSlug": "s", "benchmarkName": "S", "iterations": u32::MAX,
             "concurrency": 1, "staggerDelayMs": 0, "groupBy": "participant",
             "participants": ["a", "b"], "runId": "r", "startedAt": "x",
