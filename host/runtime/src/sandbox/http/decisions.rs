@@ -5,7 +5,8 @@
 //! [`HttpPolicy::judge`](super::HttpPolicy::judge) would give; the addresses are still
 //! checked by the connector for every connection it opens.
 
-use super::destination::{Destination, Undeliverable};
+use super::denial::Undeliverable;
+use super::destination::Destination;
 use std::sync::Arc;
 
 /// Destinations remembered per sandbox; past this the oldest is forgotten.
@@ -69,7 +70,7 @@ mod tests {
             cache
                 .decide(&uri.parse().unwrap(), |uri| {
                     asked.set(asked.get() + 1);
-                    Destination::of(uri).map(Arc::new)
+                    Destination::of(uri).map(Arc::new).map_err(Into::into)
                 })
                 .map(|destination| destination.to_string())
         };
@@ -94,7 +95,7 @@ mod tests {
             let uri = format!("http://h.test:{port}/").parse().unwrap();
             drop(cache.decide(&uri, |uri| {
                 asked.set(asked.get() + 1);
-                Destination::of(uri).map(Arc::new)
+                Destination::of(uri).map(Arc::new).map_err(Into::into)
             }));
         };
         for port in 0..=CAPACITY {

@@ -2,7 +2,7 @@
 //! run) and the participant-log lines of the task that asked.
 
 use super::address::SpecialRange;
-use super::destination::Destination;
+use super::destination::{Destination, Refusal};
 use std::collections::HashSet;
 use std::fmt;
 use std::net::IpAddr;
@@ -13,6 +13,26 @@ const MAX_NOTICES: usize = 1_000;
 
 /// Denials one task lists in its participant log; the rest are counted.
 const MAX_LOGGED_PER_TASK: usize = 100;
+
+/// Why a request is not sent: no destination at all, or a denied one.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Undeliverable {
+    /// No host: not a request anyone could send.
+    Invalid,
+    /// Denied: on its face (userinfo, another scheme), by the allowlist or by its address.
+    Denied(Denial),
+}
+
+/// A URI refused while parsing its destination is denied on its face.
+impl From<Refusal> for Undeliverable {
+    fn from(refusal: Refusal) -> Self {
+        match refusal {
+            Refusal::Invalid => Self::Invalid,
+            Refusal::Userinfo(destination) => Self::Denied(Denial::userinfo(&destination)),
+            Refusal::Scheme(destination) => Self::Denied(Denial::unsupported_scheme(&destination)),
+        }
+    }
+}
 
 /// One denied request.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -74,12 +94,6 @@ impl Denial {
                 destination.port
             )),
         }
-    }
-
-    /// `scheme://host:port` as the request named it.
-    #[cfg(test)]
-    pub(crate) fn destination(&self) -> &str {
-        &self.destination
     }
 
     /// The console line.
@@ -208,6 +222,29 @@ mod tests {
             "{}",
             mapped.notice()
         );
+    }
+
+    #[test]
+    fn a_refused_uri_is_denied_on_its_face_without_its_userinfo() {
+        let refused = |uri: &str| {
+            let refusal = Destination::of(&uri.parse().unwrap()).unwrap_err();
+            match Undeliverable::from(refusal) {
+                Undeliverable::Denied(denial) => denial,
+                Undeliverable::Invalid => panic!("{uri} is a denial"),
+            }
+        };
+        let denial = refused("https://user:secret@example.com:8443/x");
+        assert_eq!(
+            denial.to_string(),
+            "https://example.com:8443: the URL carries userinfo (name@host), which bench never sends"
+        );
+        assert_eq!(denial.notice(), format!("denied request to {denial}"));
+        assert_eq!(
+            refused("ftp://example.com/").to_string(),
+            "ftp://example.com:80: bench sends only http and https"
+        );
+        let invalid = Destination::of(&"/no/host".parse().unwrap()).unwrap_err();
+        assert_eq!(Undeliverable::from(invalid), Undeliverable::Invalid);
     }
 
     #[test]

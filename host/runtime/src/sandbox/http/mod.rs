@@ -23,8 +23,8 @@ pub use denial::DenialNotices;
 
 use connector::{CheckedConnector, ConnectError};
 use decisions::DecisionCache;
-use denial::{Denial, DenialLog};
-use destination::{Destination, Undeliverable};
+use denial::{Denial, DenialLog, Undeliverable};
+use destination::Destination;
 use pool::{ConnectionPool, SendError};
 use std::future::Future;
 use std::sync::Arc;
