@@ -5,8 +5,8 @@
 use super::outcome::{build_record, TaskEnd, Timing};
 use super::runner::{SlotFactory, TaskRunner};
 use crate::component::{trap_summary, TaskComponent};
-use crate::sandbox::context::{bounded_name, BoundExceeded, RecordedTask, StepDeadline};
-use crate::sandbox::limits::{StopCode, TaskBounds};
+use crate::sandbox::context::{bounded_name, RecordedTask, StepDeadline};
+use crate::sandbox::limits::{BoundExceeded, StopCode, TaskBounds};
 use crate::sandbox::{self, Capabilities, SandboxState};
 use bench_contract::bench::task::model::TaskInput;
 use bench_contract::Task;

@@ -5,7 +5,7 @@
 //! [`TaskBounds`]: a task that crosses one is ended by a trap carrying [`BoundExceeded`].
 
 use crate::sandbox::cpu::GuestCpu;
-use crate::sandbox::limits::{StopCode, TaskBounds, MAX_TASK_LOG_LINES};
+use crate::sandbox::limits::{BoundExceeded, StopCode, TaskBounds, MAX_TASK_LOG_LINES};
 use bench_contract::bench::task::context::Host;
 use bench_contract::bench::task::model::{self, Level, StepOptions, StepOutcome};
 use bench_model::clock::{self, whole_ms_between, Moment};
@@ -46,17 +46,6 @@ struct OpenStep {
     options: StepOptions,
     data: Option<Data>,
     previous_active: Option<u32>,
-}
-
-/// A bound the task crossed: the host function that saw it traps the guest with this error,
-/// and the task's record carries its code and message.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{message}")]
-pub(crate) struct BoundExceeded {
-    /// The record's errorCode.
-    pub code: StopCode,
-    /// What was crossed (the record's `errorMessage`).
-    pub message: String,
 }
 
 /// Records the steps, measurements and log lines of the task running in one sandbox.

@@ -1,7 +1,6 @@
 //! Limits of one sandbox and of what one task may record, and why the host stops a task
-//! ([`StopCode`]).
+//! ([`StopCode`], and [`BoundExceeded`] when the task crossed one of its bounds).
 
-use crate::sandbox::context::BoundExceeded;
 use bench_model::ceilings::{EffectiveLimits, LimitField, DEFAULT_MAX_MEMORY_BYTES};
 use std::time::Duration;
 
@@ -79,6 +78,17 @@ impl Default for TaskBounds {
             max_data_bytes: 1 << 20,
         }
     }
+}
+
+/// A bound the task crossed: the host function that saw it traps the guest with this error,
+/// and the task's record carries its code and message.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+pub(crate) struct BoundExceeded {
+    /// The record's errorCode.
+    pub code: StopCode,
+    /// What was crossed (the record's `errorMessage`).
+    pub message: String,
 }
 
 /// Why the host stopped a task (or closed a step the task left open): the record's

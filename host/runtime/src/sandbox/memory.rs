@@ -4,8 +4,7 @@
 //! of a run together within the run's host memory budget ([`HostMemory`]); a growth past
 //! either fails the task with `memory_limit`, saying which bound it met.
 
-use crate::sandbox::context::BoundExceeded;
-use crate::sandbox::limits::StopCode;
+use crate::sandbox::limits::{BoundExceeded, StopCode};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
