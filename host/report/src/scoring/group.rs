@@ -1,10 +1,20 @@
 //! Records grouped by the value of one data field (spec §4.6, `scoring.groupBy`), built one
 //! record at a time.
 
-use super::samples::RecordOrder;
 use bench_model::js;
 use serde_json::Value;
 use std::collections::HashMap;
+
+/// Where a record stands among one participant's records: by task index, ties in arrival
+/// order. Scoring reads records in this order, so "first appearance" means the lowest task
+/// index whatever order the tasks finished in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) struct RecordOrder {
+    /// The record's task index.
+    pub task_index: u32,
+    /// How many records of the participant arrived before it.
+    pub arrival: u64,
+}
 
 /// Groups of records sharing one value of the grouping field, each holding a `T` (what is
 /// kept of its records). Values are the same when their JavaScript JSON text is (`1` and

@@ -21,9 +21,10 @@ mod test_support;
 mod units;
 mod validate;
 
+pub(crate) use group::RecordOrder;
 pub use row::{MetricSummary, SummaryRow};
+pub(crate) use samples::SampleCollector;
 pub use samples::{GroupSamples, ParticipantSamples};
-pub(crate) use samples::{RecordOrder, SampleCollector};
 pub use score::score;
 pub(crate) use spec::{scoring_config_to_spec, ScoringSpec};
 pub use stats::Stats;

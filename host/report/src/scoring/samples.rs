@@ -2,22 +2,11 @@
 //! a time so that no record is kept: for all its records and for each group of them, how
 //! many there were, how many passed, and one column of samples per scored metric.
 
-use super::group::Groups;
+use super::group::{Groups, RecordOrder};
 use super::spec::ScoringSpec;
 use super::stats::push_samples;
 use bench_model::record::TaskRecord;
 use serde_json::Value;
-
-/// Where a record stands among one participant's records: by task index, ties in arrival
-/// order. Scoring reads records in this order, so "first appearance" means the lowest task
-/// index whatever order the tasks finished in.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub(crate) struct RecordOrder {
-    /// The record's task index.
-    pub task_index: u32,
-    /// How many records of the participant arrived before it.
-    pub arrival: u64,
-}
 
 /// The counts and samples of one group of records.
 #[derive(Debug, Clone, PartialEq, Default)]
