@@ -3,7 +3,7 @@
 //! median; and a warning for each scored metric whose steps spent most of their time on the
 //! guest's CPU, since such a figure measures the sandbox's CPU rather than the service.
 
-use super::timing::duration;
+use super::durations::duration;
 use crate::scoring::median;
 use bench_model::record::TaskRecord;
 

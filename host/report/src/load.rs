@@ -6,16 +6,13 @@
 //! include the wait). Built from `run.json` (its `load` entry, with the dropped arrivals)
 //! and the tally, so `bench report` prints the same.
 
+use super::metric_names::{LATENCY, RESPONSE_TIME};
 use super::tally::RunTally;
 use bench_model::js;
 use bench_model::plan::LoadManifest;
 use bench_model::text::escape_control;
 use serde_json::{json, Value};
 
-/// The metric the summary's latency figures use in an open-model run.
-pub(crate) const RESPONSE_TIME: &str = "responseTimeMs";
-/// The open-model metric from the actual start.
-pub(crate) const SERVICE_TIME: &str = "serviceTimeMs";
 /// A task that started more than this many milliseconds after it was due is a late start.
 pub const LATE_START_MS: f64 = 10.0;
 
@@ -134,11 +131,7 @@ impl LoadSummary {
                 entry
             })
             .collect();
-        let latency = if self.open {
-            RESPONSE_TIME
-        } else {
-            "latencyMs"
-        };
+        let latency = if self.open { RESPONSE_TIME } else { LATENCY };
         json!({
             "executor": self.executor,
             "durationMs": js::number(self.duration_ms),
@@ -204,6 +197,7 @@ impl LoadSummary {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::metric_names::SERVICE_TIME;
     use crate::summary::Summary;
     use bench_model::plan::test_manifest;
     use bench_model::record::{ArrivalTiming, Status, TaskRecord};

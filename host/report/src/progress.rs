@@ -5,10 +5,9 @@
 //! tasks/s and the time left. It replaces upstream's per-task lines only on a terminal;
 //! logs and pipes get those lines unchanged.
 
+use super::durations::duration;
 use super::live::LiveStats;
-use super::load::RESPONSE_TIME;
-use super::participants::LATENCY;
-use super::timing::duration;
+use super::metric_names::{LATENCY, RESPONSE_TIME};
 use anyhow::Result;
 use bench_model::events::{RunEvent, RunObserver};
 use bench_model::text::escape_control;

@@ -6,10 +6,10 @@
 //! participant's plain numbers. A run with a load model adds `load`, a stopped run
 //! `"interrupted": true`.
 
-use super::load::{LoadSummary, RESPONSE_TIME, SERVICE_TIME};
+use super::load::LoadSummary;
+use super::metric_names::{LATENCY, RESPONSE_TIME, SERVICE_TIME};
 use super::origin;
 use super::participants::ParticipantStats;
-use super::participants::LATENCY;
 use super::tally::{RunTally, Tallied};
 use crate::scoring::{score, ScoringSpecError, SummaryRow};
 use bench_model::plan::RunManifest;

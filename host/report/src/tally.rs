@@ -4,8 +4,8 @@
 //! when the run is scored, task latency and every numeric measure when it is not.
 
 use super::guest_cpu::GuestCpuSamples;
+use super::latency::LatencySamples;
 use super::participants::{ParticipantStats, StatsCollector};
-use super::timing::LatencySamples;
 use crate::scoring::{scoring_config_to_spec, ParticipantSamples, SampleCollector, ScoringSpec};
 use anyhow::Result;
 use bench_model::events::{RunEvent, RunObserver};

@@ -3,7 +3,7 @@
 //! every numeric measure, every step's duration — and, when the run is scored, each
 //! participant's composite score as its summary computes it.
 
-use crate::load::{RESPONSE_TIME, SERVICE_TIME};
+use crate::metric_names::{RESPONSE_TIME, SERVICE_TIME};
 use crate::results::{read_manifest, RecordsFile, RECORDS_NDJSON};
 use crate::scoring::{display_unit, push_samples};
 use crate::summary::Summary;
