@@ -1,55 +1,7 @@
 //! What `bench run --help` (and `check`/`inspect`) says about every run flag, grouped, and
 //! the usage text; both are made from the flag table.
 
-use super::table::{FlagSpec, Reader, Value, FLAGS};
-
-/// The groups of the help, in its order.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Group {
-    Identity,
-    Schedule,
-    Load,
-    Results,
-    Gates,
-    Sandbox,
-    Limits,
-    Budgets,
-    Control,
-    Distributed,
-}
-
-impl Group {
-    const ALL: [Self; 10] = [
-        Self::Identity,
-        Self::Schedule,
-        Self::Load,
-        Self::Results,
-        Self::Gates,
-        Self::Sandbox,
-        Self::Limits,
-        Self::Budgets,
-        Self::Control,
-        Self::Distributed,
-    ];
-
-    /// The group's title in the help.
-    fn title(self) -> &'static str {
-        match self {
-            Self::Identity => "Benchmark identity (upstream)",
-            Self::Schedule => "Schedule (upstream)",
-            Self::Load => "Load model (see docs/load-models.md)",
-            Self::Results => "Results and reporting",
-            Self::Gates => "Gates",
-            Self::Sandbox => "Sandbox",
-            Self::Limits => {
-                "Limits: the ceilings a task's config (limits.*) may only lower (see docs/security.md)"
-            }
-            Self::Budgets => "Budgets of the whole run (the operator's only)",
-            Self::Control => "Run control and output",
-            Self::Distributed => "Distributed runs (see docs/distributed.md)",
-        }
-    }
-}
+use super::table::{FlagSpec, Group, Reader, Value, FLAGS};
 
 /// Where the usage text wraps.
 const USAGE_WIDTH: usize = 100;

@@ -3,7 +3,6 @@
 //! how its value is checked and stored. Parsing, `--help`, the usage text, shell completions
 //! and `bench run --resume` are all made from it.
 
-use super::help::Group;
 use super::{
     boolean, ceiling, count, delay, duration_ms, fail_under, fraction, group_by, invalid,
     load_value, nats_url, slug, text, FlagError, RunFlags,
@@ -12,6 +11,55 @@ use crate::color::ColorChoice;
 use bench_model::ceilings::LimitField;
 use bench_model::config;
 use bench_model::js;
+
+/// The group of a flag: the help lists the flags group by group, in this order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Group {
+    Identity,
+    Schedule,
+    Load,
+    Results,
+    Gates,
+    Sandbox,
+    Limits,
+    Budgets,
+    Control,
+    Distributed,
+}
+
+impl Group {
+    /// Every group, in the help's order.
+    pub(super) const ALL: [Self; 10] = [
+        Self::Identity,
+        Self::Schedule,
+        Self::Load,
+        Self::Results,
+        Self::Gates,
+        Self::Sandbox,
+        Self::Limits,
+        Self::Budgets,
+        Self::Control,
+        Self::Distributed,
+    ];
+
+    /// The group's title in the help.
+    pub(super) fn title(self) -> &'static str {
+        match self {
+            Self::Identity => "Benchmark identity (upstream)",
+            Self::Schedule => "Schedule (upstream)",
+            Self::Load => "Load model (see docs/load-models.md)",
+            Self::Results => "Results and reporting",
+            Self::Gates => "Gates",
+            Self::Sandbox => "Sandbox",
+            Self::Limits => {
+                "Limits: the ceilings a task's config (limits.*) may only lower (see docs/security.md)"
+            }
+            Self::Budgets => "Budgets of the whole run (the operator's only)",
+            Self::Control => "Run control and output",
+            Self::Distributed => "Distributed runs (see docs/distributed.md)",
+        }
+    }
+}
 
 /// Stores a checked value: `(flags, flag name as given, raw value)`.
 type Apply = fn(&mut RunFlags, &str, &str) -> Result<(), FlagError>;
