@@ -7,6 +7,7 @@ use super::coordinate::{
 use super::dispatched::{self, DispatchedRun};
 use super::interrupt::{self, DEFAULT_STOP_GRACE, INTERRUPTED_EXIT};
 use super::task::{host_env, prepare, slot_config, Prepared};
+use crate::flags::RunFlags;
 use anyhow::{Context as _, Result};
 use bench_dispatch::{Coordinator, CoordinatorSetup, PublicKey, RunDescriptor, SigningKey};
 use bench_model::ceilings::LimitField;
@@ -16,7 +17,8 @@ use bench_model::js;
 use bench_model::plan::{self, HostInfo, LoadManifest, LoadModel, RunConfig, RunManifest};
 use bench_model::plan::{ExecPlan, Shard};
 use bench_model::text::escape_control;
-use bench_platform::reporter::{Closing, PlatformRun};
+use bench_platform::auth::Auth;
+use bench_platform::reporter::{Closing, PlatformObserver, PlatformRun};
 use bench_report::console::{Console, Header};
 use bench_report::disk_budget::{DiskBudget, BUDGET_EXIT};
 use bench_report::export::ExportManager;
@@ -102,37 +104,18 @@ fn spread_with_single_machine_knobs(prepared: &Prepared) -> Option<String> {
     ))
 }
 
+/// One run, new or `resumed`: prepared, its flags checked, its results directory opened,
+/// its tasks run (here, on one shard's slots or by the workers of a dispatched run) with
+/// every observer watching, then closed with its summary; the process's exit code.
 async fn run_task(task_path: &Path, argv: &[String], resumed: Option<Resumed>) -> Result<ExitCode> {
-    let prepared = prepare(task_path, argv).await?;
+    let mut prepared = prepare(task_path, argv).await?;
     let platform_auth = bench_platform::run_auth(prepared.flags.no_ingest).await?;
-    if let (Some(_), Some(shard)) = (&prepared.flags.dispatch, prepared.flags.shard) {
-        anyhow::bail!("--shard {shard} and --dispatch do not go together: a dispatched run spreads all of its tasks over the workers");
-    }
-    if let Some(spread) = spread_with_single_machine_knobs(&prepared) {
-        anyhow::bail!(spread);
-    }
-    if let Some(flag) = coordinator_flag_without_dispatch(&prepared) {
-        anyhow::bail!(
-            "{flag} goes with --dispatch: it is how a dispatched run reaches NATS, signs or trusts"
-        );
-    }
-    if let (Some(shard), Some(_)) = (prepared.flags.shard, &platform_auth) {
-        anyhow::bail!(
-            "--shard {shard} runs only part of a run, so it reports nothing to the platform: add --no-ingest, then bench merge the shards and bench upload the merged results"
-        );
-    }
+    refuse_flag_mix(&prepared, platform_auth.is_some())?;
     // On a terminal a progress bar replaces upstream's per-task lines; logs and pipes get
     // the lines unchanged.
     let bars =
         !prepared.flags.quiet && !prepared.flags.per_task_lines && std::io::stdout().is_terminal();
-    let console = if prepared.flags.quiet {
-        Console::quiet()
-    } else if bars {
-        Console::without_task_lines()
-    } else {
-        Console::default()
-    };
-    let mut console = console.with_color(crate::color::choice().stdout());
+    let mut console = run_console(&prepared.flags, bars);
     for skipped in &prepared.skipped {
         console.line(&skipped.line());
     }
@@ -140,244 +123,140 @@ async fn run_task(task_path: &Path, argv: &[String], resumed: Option<Resumed>) -
         console.line(&plan::no_participants_message(&prepared.skipped));
         return Ok(ExitCode::SUCCESS);
     }
-    let Prepared {
-        engine: loading_engine,
-        task,
-        config,
-        flags,
-        resolved,
-        available,
-        grants,
-        exec_plan,
-        sandboxes,
-        ..
-    } = prepared;
     // From here on Ctrl-C stops the run gracefully: what ran is kept and summarized.
-    let grace = flags
+    let grace = prepared
+        .flags
         .stop_grace_ms
         .map_or(DEFAULT_STOP_GRACE, Duration::from_millis);
-    interrupt::watch(exec_plan.stop.clone(), grace)?;
-    // The run's engine: its instance pool holds exactly the sandboxes the run keeps alive
-    // (it also drives their deadlines, so it lives until the run ends).
-    let _engine =
-        TaskEngine::for_run(&EngineSettings::default(), task.pool_size(sandboxes as u32))?;
-    let task = Arc::new(task.load_into(&_engine)?);
-    drop(loading_engine);
+    interrupt::watch(prepared.exec_plan.stop.clone(), grace)?;
+    load_into_run_engine(&mut prepared)?;
     let started_at = SystemTime::now();
-    let run_id = run_id(started_at);
-    let dir = match &resumed {
-        Some(resumed) => resumed.dir.clone(),
-        None => flags
-            .out
-            .as_ref()
-            .map(PathBuf::from)
-            .unwrap_or_else(|| paths::results_dir(&resolved.benchmark_slug, &run_id)),
-    };
-    // Refused before anything is created or truncated.
-    if resumed.is_none() {
-        ResultsWriter::refuse_earlier_run(&dir)?;
-    }
-    let exports = ExportManager::create(&flags.exports)?;
-    let limits = grants.effective_limits();
-    let max_log_bytes = limits.max_participant_log_bytes();
-    let disk = DiskBudget::new(limits.value(LimitField::DiskBytes), exec_plan.stop.clone());
-    let results = match &resumed {
-        Some(_) => ResultsWriter::reopen(&dir, max_log_bytes, disk.clone())?,
-        None => ResultsWriter::create(&dir, max_log_bytes, disk.clone())?,
-    };
-    let names: Vec<String> = available.iter().map(|p| p.name.clone()).collect();
-    let load_manifest = LoadManifest::of(&resolved.load);
-    let floor = exec::measure_floor();
-    let floor = match &load_manifest {
-        Some(load) if load.is_open() => exec::with_arrival_lag(floor),
-        _ => floor,
-    };
-    let fresh = RunManifest {
-        run_config: RunConfig::new(&config, &resolved, &names),
-        display: config.display.clone(),
-        run_id,
-        started_at: js::iso_timestamp(started_at),
-        component: task.info(),
-        host: HostInfo::current(env!("CARGO_PKG_VERSION"), engine::wasmtime_version()),
-        origin: origin::collect_here(),
-        completed_at: None,
-        tasks: None,
-        log_files: renamed_log_files(names.iter().map(String::as_str)),
-        interrupted: false,
-        shard: flags.shard,
-        load: load_manifest,
-        warmup: (resolved.warmup > 0).then_some(resolved.warmup),
-        shuffle_seed: resolved.shuffle_seed,
-        instrument_floor: Some(floor),
-    };
-    let resuming = resumed.is_some();
-    let (mut manifest, dispatched) = match resumed {
-        Some(resumed) => (resumed.manifest, Some(resumed.dispatched)),
-        None => (fresh, None),
-    };
-    results.write_run_json(&manifest)?;
-    let dispatched = match (&flags.dispatch, dispatched) {
-        (Some(_), None) => {
-            let component = std::path::absolute(&manifest.component.path)?;
-            let dispatched = DispatchedRun::new(component, argv);
-            dispatched.write(&dir)?;
-            Some(dispatched)
-        }
-        (_, dispatched) => dispatched,
-    };
-
-    let date = js::iso_timestamp(started_at);
-    console.header(&Header {
-        benchmark_name: &resolved.benchmark_name,
-        date: &date,
-        dry_run: flags.no_ingest,
-        iterations: exec_plan.schedule.len(),
-        concurrency: resolved.concurrency,
-        stagger_delay_ms: resolved.stagger_delay_ms,
-        group_by: resolved.group_by.as_str(),
-    });
-    if let Some(load) = resolved.load.describe(resolved.concurrency) {
-        console.line(&format!("Load: {load}"));
-    }
-    if let Some(seed) = resolved.shuffle_seed {
-        console.line(&format!(
-            "Shuffle: participant order changes every round (seed {seed}; --shuffle={seed} repeats it)"
-        ));
-    }
-    // A dispatched run's sandboxes are the workers', with their own environment.
-    let local = if flags.dispatch.is_some() {
-        &[][..]
-    } else {
-        &available[..]
-    };
-    let participants = local
-        .iter()
-        .map(|participant| {
-            Ok(ParticipantRun {
-                name: participant.name.clone(),
-                slots: slot_config(
-                    &task,
-                    participant,
-                    &config,
-                    &flags,
-                    &grants,
-                    &exec_plan.stop,
-                    &host_env,
-                )?,
-            })
-        })
-        .collect::<Result<Vec<_>>>()?;
-    let metrics = MetricsRecorder::start(
-        &dir,
-        MetricsRecorder::interval(resolved.group_by),
-        disk.clone(),
-    )?;
-    let platform = match &platform_auth {
-        Some(auth) => {
-            let (upsert, run_key) = (resolved.identity_is_ours, flags.run_key.as_deref());
-            let started = PlatformRun::start(auth, &manifest, &dir, upsert, run_key, &mut console);
-            Some(started.await?)
-        }
-        None => None,
-    };
+    let (opened, results, dispatched) = open_results(&prepared, argv, resumed, started_at)?;
+    print_header(&prepared, &mut console, started_at);
+    let participants = local_participants(&prepared)?;
+    let group_by = prepared.resolved.group_by;
+    let interval = MetricsRecorder::interval(group_by);
+    let metrics = MetricsRecorder::start(&opened.dir, interval, opened.disk.clone())?;
+    let platform = start_platform(&prepared, platform_auth.as_ref(), &opened, &mut console);
+    let platform = platform.await?;
     // The results writer sees every event first: a record is on disk before it is sent.
     // The tally keeps what the summary needs of each record; no record is kept.
-    let mut reporter = RunReporter { console, results };
-    let mut tally = RunTally::new(&manifest);
+    let mut watchers = Watchers {
+        progress: bars.then(ProgressBars::default),
+        reporter: RunReporter { console, results },
+        tally: RunTally::new(&opened.manifest),
+        metrics: metrics.clone(),
+        first_failure: FirstFailure::default(),
+        platform: platform.as_ref().map(|p| p.observer(metrics.clone())),
+    };
     // A resumed run's records so far count as they did; the coordinator skips their tasks.
-    let mut prior = Prior::new(&names, exec_plan.schedule.len());
-    if resuming {
-        for_each_record(&dir, |participant, record| {
-            tally.add(participant, record);
+    let mut prior = Prior::new(&opened.names, prepared.exec_plan.schedule.len());
+    if opened.resuming {
+        for_each_record(&opened.dir, |participant, record| {
+            watchers.tally.add(participant, record);
             prior.add(participant, record);
         })?;
     }
-    let mut first_failure = FirstFailure::default();
-    let mut metrics_observer = metrics.clone();
-    let mut platform_observer = platform.as_ref().map(|p| p.observer(metrics.clone()));
-    let mut progress = bars.then(ProgressBars::default);
-    let mut observers = Observers::default();
-    // The bar goes first (it only draws): it is cleared before the console ends its line.
-    if let Some(progress) = &mut progress {
-        observers.push(progress);
-    }
-    observers.push(&mut reporter);
-    observers.push(&mut tally);
-    observers.push(&mut metrics_observer);
-    observers.push(&mut first_failure);
-    if let Some(observer) = &mut platform_observer {
-        observers.push(observer);
-    }
-    let group_by = resolved.group_by;
-    let mut shares = None;
-    match (&flags.dispatch, flags.shard) {
+    let plan = &prepared.exec_plan;
+    let shares = match (&prepared.flags.dispatch, prepared.flags.shard) {
         (Some(url), _) => {
             let dispatched = dispatched.context("a dispatched run has its dispatch.json")?;
-            let descriptor = RunDescriptor {
-                run_id: manifest.run_id.clone(),
-                component_sha256: manifest.component.sha256.clone(),
-                argv: dispatched::worker_argv(argv),
-                participants: names.clone(),
-                ack_wait_ms: flags
-                    .ack_wait_ms
-                    .unwrap_or(DEFAULT_ACK_WAIT.as_millis() as u64),
-                done: false,
-                revision: 0,
-            };
-            let component = std::fs::read(&manifest.component.path)?;
-            let access = dispatched::access(url, &flags.nats)?;
-            let signer = flags
-                .sign
-                .as_deref()
-                .map(|path| SigningKey::read(Path::new(path)))
-                .transpose()?;
-            let trusted_workers = match flags.trust_workers.as_slice() {
-                [] => None,
-                paths => Some(
-                    paths
-                        .iter()
-                        .map(|path| PublicKey::read(Path::new(path)))
-                        .collect::<Result<Vec<_>>>()?,
-                ),
-            };
-            let setup = CoordinatorSetup {
-                access: &access,
-                descriptor,
-                component: &component,
-                signer,
-                trusted_workers,
-                known_workers: dispatched.known_workers(),
-                resumed: resuming,
-            };
+            let link = start_coordinator(&prepared, argv, url, &opened, &dispatched).await?;
             let run = Coordination {
-                link: Coordinator::start(setup).await?,
-                names: &names,
-                plan: &exec_plan,
+                link,
+                names: &opened.names,
+                plan,
                 group_by,
-                worker_wait: flags
+                worker_wait: prepared
+                    .flags
                     .worker_wait_ms
                     .map_or(DEFAULT_WORKER_WAIT, Duration::from_millis),
                 platform: platform.as_ref(),
                 prior,
                 dispatched,
-                dir: &dir,
+                dir: &opened.dir,
             };
-            shares = Some(coordinate(run, &mut observers).await?);
+            Some(coordinate(run, &mut watchers.observers()).await?)
         }
         (None, Some(shard)) => {
-            execute_shard(group_by, shard, &participants, &exec_plan, &mut observers).await?
+            let observers = &mut watchers.observers();
+            execute_shard(group_by, shard, &participants, plan, observers).await?;
+            None
         }
         (None, None) => {
-            execute(
-                group_by,
-                &participants,
-                &exec_plan,
-                &mut observers,
-                platform.as_ref(),
-            )
-            .await?
+            let observers = &mut watchers.observers();
+            execute(group_by, &participants, plan, observers, platform.as_ref()).await?;
+            None
         }
-    }
+    };
+    let closed = Closed {
+        watchers,
+        platform,
+        shares,
+    };
+    close_run(&prepared, opened, closed).await
+}
+
+/// Loads the task into the run's engine, whose instance pool holds exactly the sandboxes the
+/// run keeps alive (it also drives their deadlines, so it lives as long as `prepared`, to
+/// the run's end), and drops the engine the task was loaded with.
+fn load_into_run_engine(prepared: &mut Prepared) -> Result<()> {
+    let pool = prepared.task.pool_size(prepared.sandboxes as u32);
+    let engine = TaskEngine::for_run(&EngineSettings::default(), pool)?;
+    prepared.task = Arc::new(prepared.task.load_into(&engine)?);
+    drop(std::mem::replace(&mut prepared.engine, engine));
+    Ok(())
+}
+
+/// Starts reporting the run to the platform, when the run reports to one (`auth`).
+async fn start_platform(
+    prepared: &Prepared,
+    auth: Option<&Auth>,
+    opened: &Opened,
+    console: &mut Console,
+) -> Result<Option<PlatformRun>> {
+    let Some(auth) = auth else {
+        return Ok(None);
+    };
+    let upsert = prepared.resolved.identity_is_ours;
+    let run_key = prepared.flags.run_key.as_deref();
+    let (manifest, dir) = (&opened.manifest, &opened.dir);
+    let started = PlatformRun::start(auth, manifest, dir, upsert, run_key, console);
+    Ok(Some(started.await?))
+}
+
+/// What the run is left with once its tasks are done.
+struct Closed {
+    watchers: Watchers,
+    platform: Option<PlatformRun>,
+    /// Who ran the tasks of a dispatched run.
+    shares: Option<WorkerShares>,
+}
+
+/// Ends a run whose tasks are done: clears the bars, flushes the results and takes a last
+/// metrics sample, finishes the platform run, completes `run.json`, prints the summary and
+/// reports it; returns the run's exit code.
+async fn close_run(prepared: &Prepared, opened: Opened, closed: Closed) -> Result<ExitCode> {
+    let Opened {
+        exports,
+        disk,
+        mut manifest,
+        ..
+    } = opened;
+    let Closed {
+        watchers,
+        platform,
+        shares,
+    } = closed;
+    // The platform's observer stays until the run's end, as every other one.
+    let Watchers {
+        mut progress,
+        mut reporter,
+        tally,
+        metrics,
+        first_failure,
+        platform: _platform_observer,
+    } = watchers;
     if let Some(progress) = &mut progress {
         progress.clear();
     }
@@ -399,22 +278,43 @@ async fn run_task(task_path: &Path, argv: &[String], resumed: Option<Resumed>) -
     if let Some(load) = manifest.load.as_mut().filter(|load| load.is_open()) {
         load.dropped = tally.dropped();
     }
-    manifest.interrupted = exec_plan.stop.is_stopping();
+    manifest.interrupted = prepared.exec_plan.stop.is_stopping();
     reporter.results.write_run_json(&manifest)?;
     let results = RunResults {
         manifest: &manifest,
         tally,
         dir: reporter.results.dir(),
         exports: &exports,
-        fail_under: flags.fail_under,
+        fail_under: prepared.flags.fail_under,
     };
     let code = finish(&mut reporter.console, results)?;
     closing.submit_summary().await;
-    closing.report(flags.require_upload).await?;
+    closing.report(prepared.flags.require_upload).await?;
     reporter
         .console
         .line(&format!("Results: {}", reporter.results.dir().display()));
+    let verdict = first_failure.verdict(counts, &prepared.flags.failure_gates);
+    Ok(exit_code(
+        prepared,
+        code,
+        &disk,
+        manifest.interrupted,
+        verdict,
+    ))
+}
+
+/// The exit code of a finished run: the disk budget's when its results reached it, the
+/// interrupted one when it was stopped, the failed tasks' when a failure gate says so
+/// (`verdict`), else the summary's `code` (`--fail-under`).
+fn exit_code(
+    prepared: &Prepared,
+    code: ExitCode,
+    disk: &DiskBudget,
+    interrupted: bool,
+    verdict: Option<String>,
+) -> ExitCode {
     if let Some(budget) = disk.reached() {
+        let limits = prepared.grants.effective_limits();
         eprintln!(
             "Benchmark stopped: its results reached the disk budget of {} (set by {}; raise it \
              with --disk-budget SIZE); the records of every task that ran are kept, and the \
@@ -422,16 +322,288 @@ async fn run_task(task_path: &Path, argv: &[String], resumed: Option<Resumed>) -
             LimitField::DiskBytes.spec().shown(Some(budget)),
             limits.get(LimitField::DiskBytes).set_by
         );
-        return Ok(ExitCode::from(BUDGET_EXIT));
+        return ExitCode::from(BUDGET_EXIT);
     }
-    if manifest.interrupted {
-        return Ok(ExitCode::from(INTERRUPTED_EXIT));
+    if interrupted {
+        return ExitCode::from(INTERRUPTED_EXIT);
     }
-    if let Some(verdict) = first_failure.verdict(counts, &flags.failure_gates) {
+    if let Some(verdict) = verdict {
         eprintln!("{verdict}");
-        return Ok(ExitCode::from(FAILED_TASKS_EXIT));
+        return ExitCode::from(FAILED_TASKS_EXIT);
     }
-    Ok(code)
+    code
+}
+
+/// Refuses flags that do not go together, before anything runs: `--shard` with
+/// `--dispatch` or with platform reporting (`reporting`), a one-machine knob in a spread
+/// run, a coordinator's flag without `--dispatch`.
+fn refuse_flag_mix(prepared: &Prepared, reporting: bool) -> Result<()> {
+    let flags = &prepared.flags;
+    if let (Some(_), Some(shard)) = (&flags.dispatch, flags.shard) {
+        anyhow::bail!("--shard {shard} and --dispatch do not go together: a dispatched run spreads all of its tasks over the workers");
+    }
+    if let Some(spread) = spread_with_single_machine_knobs(prepared) {
+        anyhow::bail!(spread);
+    }
+    if let Some(flag) = coordinator_flag_without_dispatch(prepared) {
+        anyhow::bail!(
+            "{flag} goes with --dispatch: it is how a dispatched run reaches NATS, signs or trusts"
+        );
+    }
+    if let (Some(shard), true) = (flags.shard, reporting) {
+        anyhow::bail!(
+            "--shard {shard} runs only part of a run, so it reports nothing to the platform: add --no-ingest, then bench merge the shards and bench upload the merged results"
+        );
+    }
+    Ok(())
+}
+
+/// The run's console: quiet, without upstream's task lines under progress `bars`, or with
+/// them; coloured as `--color` and `NO_COLOR` say.
+fn run_console(flags: &RunFlags, bars: bool) -> Console {
+    let console = if flags.quiet {
+        Console::quiet()
+    } else if bars {
+        Console::without_task_lines()
+    } else {
+        Console::default()
+    };
+    console.with_color(crate::color::choice().stdout())
+}
+
+/// A run's results directory, created (or reopened to resume), with `run.json` written.
+struct Opened {
+    dir: PathBuf,
+    exports: ExportManager,
+    disk: Arc<DiskBudget>,
+    /// Participant names, in run order.
+    names: Vec<String>,
+    /// What `run.json` holds: a new run's manifest, or the resumed one's.
+    manifest: RunManifest,
+    /// Whether the run resumes one whose records are already there.
+    resuming: bool,
+}
+
+/// Creates the results directory (refusing an earlier run's, unless resuming) and writes
+/// `run.json`, a new dispatched run its `dispatch.json` too: the directory, its writer and
+/// the `dispatch.json` of a dispatched run.
+fn open_results(
+    prepared: &Prepared,
+    argv: &[String],
+    resumed: Option<Resumed>,
+    started_at: SystemTime,
+) -> Result<(Opened, ResultsWriter, Option<DispatchedRun>)> {
+    let flags = &prepared.flags;
+    let run_id = run_id(started_at);
+    let dir = match &resumed {
+        Some(resumed) => resumed.dir.clone(),
+        None => flags
+            .out
+            .as_ref()
+            .map(PathBuf::from)
+            .unwrap_or_else(|| paths::results_dir(&prepared.resolved.benchmark_slug, &run_id)),
+    };
+    // Refused before anything is created or truncated.
+    if resumed.is_none() {
+        ResultsWriter::refuse_earlier_run(&dir)?;
+    }
+    let exports = ExportManager::create(&flags.exports)?;
+    let limits = prepared.grants.effective_limits();
+    let max_log_bytes = limits.max_participant_log_bytes();
+    let stop = prepared.exec_plan.stop.clone();
+    let disk = DiskBudget::new(limits.value(LimitField::DiskBytes), stop);
+    let results = match &resumed {
+        Some(_) => ResultsWriter::reopen(&dir, max_log_bytes, disk.clone())?,
+        None => ResultsWriter::create(&dir, max_log_bytes, disk.clone())?,
+    };
+    let names: Vec<String> = prepared.available.iter().map(|p| p.name.clone()).collect();
+    let resuming = resumed.is_some();
+    let (manifest, dispatched) = match resumed {
+        Some(resumed) => (resumed.manifest, Some(resumed.dispatched)),
+        None => (fresh_manifest(prepared, run_id, started_at, &names), None),
+    };
+    results.write_run_json(&manifest)?;
+    let dispatched = match (&flags.dispatch, dispatched) {
+        (Some(_), None) => {
+            let component = std::path::absolute(&manifest.component.path)?;
+            let dispatched = DispatchedRun::new(component, argv);
+            dispatched.write(&dir)?;
+            Some(dispatched)
+        }
+        (_, dispatched) => dispatched,
+    };
+    let opened = Opened {
+        dir,
+        exports,
+        disk,
+        names,
+        manifest,
+        resuming,
+    };
+    Ok((opened, results, dispatched))
+}
+
+/// The manifest a new run starts with: `run.json` until the run completes.
+fn fresh_manifest(
+    prepared: &Prepared,
+    run_id: String,
+    started_at: SystemTime,
+    names: &[String],
+) -> RunManifest {
+    let resolved = &prepared.resolved;
+    let load = LoadManifest::of(&resolved.load);
+    let floor = exec::measure_floor();
+    let floor = match &load {
+        Some(load) if load.is_open() => exec::with_arrival_lag(floor),
+        _ => floor,
+    };
+    RunManifest {
+        run_config: RunConfig::new(&prepared.config, resolved, names),
+        display: prepared.config.display.clone(),
+        run_id,
+        started_at: js::iso_timestamp(started_at),
+        component: prepared.task.info(),
+        host: HostInfo::current(env!("CARGO_PKG_VERSION"), engine::wasmtime_version()),
+        origin: origin::collect_here(),
+        completed_at: None,
+        tasks: None,
+        log_files: renamed_log_files(names.iter().map(String::as_str)),
+        interrupted: false,
+        shard: prepared.flags.shard,
+        load,
+        warmup: (resolved.warmup > 0).then_some(resolved.warmup),
+        shuffle_seed: resolved.shuffle_seed,
+        instrument_floor: Some(floor),
+    }
+}
+
+/// Upstream's header, then the run's load model and shuffle seed when it has them.
+fn print_header(prepared: &Prepared, console: &mut Console, started_at: SystemTime) {
+    let resolved = &prepared.resolved;
+    let date = js::iso_timestamp(started_at);
+    console.header(&Header {
+        benchmark_name: &resolved.benchmark_name,
+        date: &date,
+        dry_run: prepared.flags.no_ingest,
+        iterations: prepared.exec_plan.schedule.len(),
+        concurrency: resolved.concurrency,
+        stagger_delay_ms: resolved.stagger_delay_ms,
+        group_by: resolved.group_by.as_str(),
+    });
+    if let Some(load) = resolved.load.describe(resolved.concurrency) {
+        console.line(&format!("Load: {load}"));
+    }
+    if let Some(seed) = resolved.shuffle_seed {
+        console.line(&format!(
+            "Shuffle: participant order changes every round (seed {seed}; --shuffle={seed} repeats it)"
+        ));
+    }
+}
+
+/// The participants this machine runs, with their slots: every available one, or none in
+/// a dispatched run (its sandboxes are the workers', with their own environment).
+fn local_participants(prepared: &Prepared) -> Result<Vec<ParticipantRun<SlotConfig>>> {
+    let local = if prepared.flags.dispatch.is_some() {
+        &[][..]
+    } else {
+        &prepared.available[..]
+    };
+    local
+        .iter()
+        .map(|participant| {
+            Ok(ParticipantRun {
+                name: participant.name.clone(),
+                slots: slot_config(
+                    &prepared.task,
+                    participant,
+                    &prepared.config,
+                    &prepared.flags,
+                    &prepared.grants,
+                    &prepared.exec_plan.stop,
+                    &host_env,
+                )?,
+            })
+        })
+        .collect()
+}
+
+/// Starts the coordinator of a dispatched run on `url`: the run's descriptor and component
+/// for the workers, with the signing key and trusted worker keys the flags name.
+async fn start_coordinator(
+    prepared: &Prepared,
+    argv: &[String],
+    url: &str,
+    opened: &Opened,
+    dispatched: &DispatchedRun,
+) -> Result<Coordinator> {
+    let (flags, manifest) = (&prepared.flags, &opened.manifest);
+    let descriptor = RunDescriptor {
+        run_id: manifest.run_id.clone(),
+        component_sha256: manifest.component.sha256.clone(),
+        argv: dispatched::worker_argv(argv),
+        participants: opened.names.clone(),
+        ack_wait_ms: flags
+            .ack_wait_ms
+            .unwrap_or(DEFAULT_ACK_WAIT.as_millis() as u64),
+        done: false,
+        revision: 0,
+    };
+    let component = std::fs::read(&manifest.component.path)?;
+    let access = dispatched::access(url, &flags.nats)?;
+    let signer = flags
+        .sign
+        .as_deref()
+        .map(|path| SigningKey::read(Path::new(path)))
+        .transpose()?;
+    let trusted_workers = match flags.trust_workers.as_slice() {
+        [] => None,
+        paths => Some(
+            paths
+                .iter()
+                .map(|path| PublicKey::read(Path::new(path)))
+                .collect::<Result<Vec<_>>>()?,
+        ),
+    };
+    let setup = CoordinatorSetup {
+        access: &access,
+        descriptor,
+        component: &component,
+        signer,
+        trusted_workers,
+        known_workers: dispatched.known_workers(),
+        resumed: opened.resuming,
+    };
+    Coordinator::start(setup).await
+}
+
+/// What watches a run's events. The bar goes first (it only draws): it is cleared before
+/// the console ends its line; then the results writer, so a record is on disk before
+/// anything sends it.
+struct Watchers {
+    progress: Option<ProgressBars>,
+    reporter: RunReporter,
+    tally: RunTally,
+    metrics: MetricsRecorder,
+    first_failure: FirstFailure,
+    platform: Option<PlatformObserver>,
+}
+
+impl Watchers {
+    /// All of them, as one observer, in that order.
+    fn observers(&mut self) -> Observers<'_> {
+        let mut observers = Observers::default();
+        if let Some(progress) = &mut self.progress {
+            observers.push(progress);
+        }
+        observers.push(&mut self.reporter);
+        observers.push(&mut self.tally);
+        observers.push(&mut self.metrics);
+        observers.push(&mut self.first_failure);
+        if let Some(observer) = &mut self.platform {
+            observers.push(observer);
+        }
+        observers
+    }
 }
 
 async fn execute(

@@ -22,7 +22,7 @@ use std::sync::Arc;
 /// Everything decided before the first task runs.
 pub(super) struct Prepared {
     /// The engine the task was loaded with (sandboxes allocated on demand); a run loads
-    /// the task into an engine of its own, sized to the run.
+    /// the task into an engine of its own, sized to the run, which takes this one's place.
     pub engine: TaskEngine,
     /// The loaded task.
     pub task: Arc<TaskComponent>,
