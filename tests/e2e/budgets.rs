@@ -113,9 +113,17 @@ fn a_run_reaching_its_disk_budget_stops_with_its_records_and_summary() {
 }
 
 /// A component with one function of `bytes` bytes of `nop`s.
+/// A component of one function of `bytes` bytes. Its export is named anew for every call,
+/// so no earlier run's compiled copy is in the cache (a compile abandoned past its time
+/// limit may still finish and be cached while the process exits). Compiling 7 MiB of it
+/// takes about 200 ms here, so a time limit well under that is crossed on any machine.
 fn compile_bomb(dir: &Path, bytes: usize) -> PathBuf {
+    let nonce = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_nanos();
     let text = format!(
-        "(component (core module (func (export \"bomb\") {})))",
+        "(component (core module (func (export \"bomb-{nonce}\") {})))",
         "nop ".repeat(bytes)
     );
     let path = dir.join("bomb.wasm");
@@ -147,14 +155,14 @@ fn a_compile_bomb_is_refused_before_it_is_compiled() {
             "--max-function-size",
             "8MiB",
             "--compile-timeout",
-            "200ms",
+            "40ms",
         ],
     );
     assert_eq!(run.code, Some(1), "{}", run.stderr);
     assert!(
         run.stderr.contains(&format!(
-            "{bomb} cannot be compiled: compiling the component took more than 200 ms (set by \
-             --compile-timeout; raise it with --compile-timeout 400ms)"
+            "{bomb} cannot be compiled: compiling the component took more than 40 ms (set by \
+             --compile-timeout; raise it with --compile-timeout 80ms)"
         )),
         "{}",
         run.stderr
