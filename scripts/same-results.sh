@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs each example task with two bench binaries and compares what they leave behind
-# (run.json, records.ndjson, summary.json), with the figures that change from run to run
-# masked: times, durations, ids, paths, hashes of the component, host versions.
+# (run.json, records.ndjson, summary.json): the same files, keys in the same order, the same
+# strings, statuses and counts; every other number (times, durations, statistics, scores)
+# and the ids, paths, hashes and versions that change from run to run are masked.
 # A refactor that must not change results shows no difference.
 #
 #   scripts/same-results.sh BEFORE_BIN AFTER_BIN [EXAMPLE_DIR...]
@@ -21,13 +22,18 @@ trap 'rm -rf "$work"' EXIT
 mask() {
   python3 - "$1" <<'EOF'
 import json, re, sys
-VARYING = re.compile(r"(At|Ms|Us|Ns|Id|Sha|Sha256|Path|Version|Bytes|Lag|Cpu|Seed)$|^(timestamp|host|instrumentFloor|origin|component|startedAt|completedAt)$")
+VARYING = re.compile(r"(At|Id|Sha|Sha256|Path|Version)$|^(timestamp|host|instrumentFloor|origin|component)$")
+COUNTS = re.compile(r"^(iterations|concurrency|tasks|total|succeeded|failed|count|index|taskIndex|warmup|round|first|step|errors|dropped|skipped)$|(Count|Tasks|Index)$")
 def walk(value, key=""):
     if isinstance(value, dict):
         return {k: walk(v, k) for k, v in value.items()}
     if isinstance(value, list):
         return [walk(v, key) for v in value]
-    if VARYING.search(key) and not isinstance(value, (dict, list)):
+    if isinstance(value, bool) or value is None:
+        return value
+    if isinstance(value, (int, float)):
+        return value if COUNTS.search(key) else "<number>"
+    if VARYING.search(key):
         return "<masked>"
     return value
 path = sys.argv[1]
