@@ -2,7 +2,7 @@
 //! successful tasks at the records' finest resolution, sorted once into the mean, sample
 //! deviation and order statistics, Tukey's far outliers and a slow start.
 
-use crate::scoring::{median, percentile};
+use crate::scoring::{median, nearest_rank_percentile};
 use bench_model::record::TaskRecord;
 
 /// Tukey's far-out fence: a sample beyond this many interquartile ranges outside the
@@ -99,8 +99,8 @@ impl SortedLatencies {
             deviation: self.deviation,
             min: sorted[0],
             median: median(sorted),
-            p95: percentile(sorted, 95.0),
-            p99: percentile(sorted, 99.0),
+            p95: nearest_rank_percentile(sorted, 95.0),
+            p99: nearest_rank_percentile(sorted, 99.0),
             max: sorted[sorted.len() - 1],
         }
     }
@@ -113,7 +113,10 @@ impl SortedLatencies {
         if sorted.len() < WARNING_MIN_SAMPLES {
             return None;
         }
-        let (q1, q3) = (percentile(sorted, 25.0), percentile(sorted, 75.0));
+        let (q1, q3) = (
+            nearest_rank_percentile(sorted, 25.0),
+            nearest_rank_percentile(sorted, 75.0),
+        );
         let iqr = q3 - q1;
         if iqr <= 0.0 {
             return None;

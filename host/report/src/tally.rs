@@ -6,7 +6,9 @@
 use super::guest_cpu::GuestCpuSamples;
 use super::latency::LatencySamples;
 use super::participants::{ParticipantStats, StatsCollector};
-use crate::scoring::{scoring_config_to_spec, ParticipantSamples, SampleCollector, ScoringSpec};
+use crate::scoring::{
+    scoring_config_to_spec, ParticipantSampleCollector, ParticipantSamples, ScoringSpec,
+};
 use anyhow::Result;
 use bench_model::events::{RunEvent, RunObserver};
 use bench_model::plan::{RunManifest, TaskCounts};
@@ -41,7 +43,7 @@ pub struct RunTally {
 
 #[derive(Debug)]
 enum Collectors {
-    Scored(ScoringSpec, Vec<SampleCollector>),
+    Scored(ScoringSpec, Vec<ParticipantSampleCollector>),
     Unscored(Vec<StatsCollector>),
 }
 
@@ -188,7 +190,9 @@ impl RunTally {
             return index;
         }
         match &mut self.collectors {
-            Collectors::Scored(spec, collectors) => collectors.push(SampleCollector::new(spec)),
+            Collectors::Scored(spec, collectors) => {
+                collectors.push(ParticipantSampleCollector::new(spec))
+            }
             Collectors::Unscored(collectors) => collectors.push(StatsCollector::default()),
         }
         self.latencies.push(LatencySamples::default());

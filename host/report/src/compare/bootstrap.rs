@@ -61,8 +61,8 @@ pub(crate) fn ratio_of_medians(
     let tail = (1.0 - settings.confidence) / 2.0;
     RatioInterval {
         ratio: candidate.median() / baseline.median(),
-        low: percentile(&ratios, tail),
-        high: percentile(&ratios, 1.0 - tail),
+        low: linear_quantile(&ratios, tail),
+        high: linear_quantile(&ratios, 1.0 - tail),
     }
 }
 
@@ -133,7 +133,7 @@ fn sorted_median(sorted: &[f64]) -> f64 {
 
 /// The `q`-quantile (0..=1) of sorted values, interpolated linearly between the two
 /// nearest ranks (NumPy's default `linear` method).
-fn percentile(sorted: &[f64], q: f64) -> f64 {
+fn linear_quantile(sorted: &[f64], q: f64) -> f64 {
     let position = q * (sorted.len() - 1) as f64;
     let below = position.floor() as usize;
     let above = position.ceil() as usize;
@@ -266,9 +266,9 @@ mod tests {
     #[test]
     fn percentiles_interpolate_between_ranks_as_numpy_does() {
         let sorted = [1.0, 2.0, 3.0, 4.0];
-        // numpy.percentile([1, 2, 3, 4], [2.5, 50, 97.5]) → 1.075, 2.5, 3.925
-        assert!((percentile(&sorted, 0.025) - 1.075).abs() < 1e-12);
-        assert_eq!(percentile(&sorted, 0.5), 2.5);
-        assert!((percentile(&sorted, 0.975) - 3.925).abs() < 1e-12);
+        // numpy.linear_quantile([1, 2, 3, 4], [2.5, 50, 97.5]) → 1.075, 2.5, 3.925
+        assert!((linear_quantile(&sorted, 0.025) - 1.075).abs() < 1e-12);
+        assert_eq!(linear_quantile(&sorted, 0.5), 2.5);
+        assert!((linear_quantile(&sorted, 0.975) - 3.925).abs() < 1e-12);
     }
 }

@@ -128,7 +128,7 @@ impl Comparison {
 }
 
 /// Compares every run after the first to the first (runs gathered with a
-/// [`SampleCollector`](super::SampleCollector) or read from results directories).
+/// [`RunSampleCollector`](super::RunSampleCollector) or read from results directories).
 pub fn compare_runs(runs: &[RunSamples], settings: &CompareSettings) -> Result<Comparison> {
     let [baseline, candidates @ ..] = runs else {
         bail!("nothing to compare: no runs");

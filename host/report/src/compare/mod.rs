@@ -21,7 +21,7 @@ pub use comparison::{
     ParticipantComparison, SampleSummary, ScorePair,
 };
 pub use export::{json, markdown};
-pub use sample::{MetricKind, RunInfo, RunSamples, SampleCollector};
+pub use sample::{MetricKind, RunInfo, RunSampleCollector, RunSamples};
 pub use table::render;
 pub use verdict::{Direction, Verdict};
 

@@ -106,7 +106,7 @@ pub struct RunSamples {
 
 /// Gathers a run's samples record by record, from wherever the records are kept (a
 /// results directory, the platform's store).
-pub struct SampleCollector {
+pub struct RunSampleCollector {
     manifest: RunManifest,
     /// How the run is named in the comparison (a directory, a run's name).
     label: String,
@@ -117,7 +117,7 @@ pub struct SampleCollector {
     records: usize,
 }
 
-impl SampleCollector {
+impl RunSampleCollector {
     /// A collector for the run `manifest` describes, named `label` in the comparison.
     pub fn new(manifest: RunManifest, label: String) -> Self {
         let tally = manifest
@@ -228,7 +228,7 @@ impl RunSamples {
         }
         let manifest = read_manifest(dir)?;
         let mut records = RecordsFile::planned(&records_path, &manifest)?;
-        let mut collector = SampleCollector::new(manifest, dir.display().to_string());
+        let mut collector = RunSampleCollector::new(manifest, dir.display().to_string());
         while let Some((_, line)) = records.next_record()? {
             collector.add(&line.participant, &line.record);
         }

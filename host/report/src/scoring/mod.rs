@@ -1,7 +1,7 @@
 //! Scoring (spec §4): pure functions over the samples of task records.
 //!
 //! A [`ScoringSpec`] (built from a config's `scoring` object by [`scoring_config_to_spec`])
-//! says what to keep of each record: a [`SampleCollector`] per participant counts its
+//! says what to keep of each record: a [`ParticipantSampleCollector`] per participant counts its
 //! records and keeps, per metric, the samples of the passing ones (and the same per group),
 //! as the records finish — no record is kept. The spec is validated
 //! ([`validate_scoring_spec`]), then [`score`] turns each participant's samples into
@@ -23,11 +23,13 @@ mod validate;
 
 pub(crate) use group::RecordOrder;
 pub use row::{MetricSummary, SummaryRow};
-pub(crate) use samples::SampleCollector;
+pub(crate) use samples::ParticipantSampleCollector;
 pub use samples::{GroupSamples, ParticipantSamples};
 pub use score::score;
 pub(crate) use spec::{scoring_config_to_spec, ScoringSpec};
 pub use stats::Stats;
-pub(crate) use stats::{compute_stats, median, percentile, push_samples, DEFAULT_TRIM};
+pub(crate) use stats::{
+    compute_stats, median, nearest_rank_percentile, push_samples, DEFAULT_TRIM,
+};
 pub(crate) use units::display_unit;
 pub use validate::ScoringSpecError;

@@ -58,13 +58,13 @@ pub struct ParticipantSamples {
 
 /// Gathers one participant's samples record by record.
 #[derive(Debug)]
-pub(crate) struct SampleCollector {
+pub(crate) struct ParticipantSampleCollector {
     all: GroupSamples,
     groups: Groups<GroupSamples>,
     arrivals: u64,
 }
 
-impl SampleCollector {
+impl ParticipantSampleCollector {
     /// An empty collector for the metrics of `spec`.
     pub(crate) fn new(spec: &ScoringSpec) -> Self {
         Self {
@@ -131,7 +131,7 @@ mod tests {
     #[test]
     fn counts_and_columns_per_group_in_task_order() {
         let spec = spec();
-        let mut collector = SampleCollector::new(&spec);
+        let mut collector = ParticipantSampleCollector::new(&spec);
         // Finished out of order: task 2 first.
         for record in [
             at(
@@ -185,7 +185,7 @@ mod tests {
             group_by: None,
             ..spec()
         };
-        let mut collector = SampleCollector::new(&spec);
+        let mut collector = ParticipantSampleCollector::new(&spec);
         collector.add(
             &spec,
             &at(0, Status::Success, json!({"size": 1, "ok": true})),

@@ -48,8 +48,8 @@ pub(crate) fn compute_stats(samples: &mut [f64], trim: f64) -> Stats {
     let kept = trimmed(samples, trim);
     Stats {
         median: median(kept),
-        p95: percentile(kept, 95.0),
-        p99: percentile(kept, 99.0),
+        p95: nearest_rank_percentile(kept, 95.0),
+        p99: nearest_rank_percentile(kept, 99.0),
     }
 }
 
@@ -79,7 +79,7 @@ pub(crate) fn median(sorted: &[f64]) -> f64 {
 /// Nearest-rank percentile of a non-empty sorted list, not interpolated:
 /// index `max(0, ceil((p / 100) × m) − 1)`, capped at `m − 1`, evaluated in f64 in that
 /// order (it decides exact ties such as 95% of 20).
-pub(crate) fn percentile(sorted: &[f64], p: f64) -> f64 {
+pub(crate) fn nearest_rank_percentile(sorted: &[f64], p: f64) -> f64 {
     let rank = ((p / 100.0) * sorted.len() as f64).ceil() - 1.0;
     let index = (rank.max(0.0) as usize).min(sorted.len() - 1);
     sorted[index]

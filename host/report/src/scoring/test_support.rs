@@ -1,14 +1,14 @@
 //! Builders shared by the scoring tests.
 
 use super::row::SummaryRow;
-use super::samples::SampleCollector;
+use super::samples::ParticipantSampleCollector;
 use super::spec::{MetricScoring, ScoringSpec, Weights};
 use super::validate::ScoringSpecError;
 use bench_model::record::{Status, TaskRecord};
 use serde_json::Value;
 
 /// [`score`](super::score) over every participant's records, each gathered by a
-/// [`SampleCollector`] in the order given.
+/// [`ParticipantSampleCollector`] in the order given.
 pub(super) fn score_records(
     participants: &[(String, Vec<TaskRecord>)],
     spec: &ScoringSpec,
@@ -17,7 +17,7 @@ pub(super) fn score_records(
     let samples = participants
         .iter()
         .map(|(provider, records)| {
-            let mut collector = SampleCollector::new(spec);
+            let mut collector = ParticipantSampleCollector::new(spec);
             for record in records {
                 collector.add(spec, record);
             }

@@ -17,7 +17,7 @@ use axum::response::Response;
 use bench_model::plan::{ComponentInfo, HostInfo, Origin, RunManifest};
 use bench_model::record::TaskRecord;
 use bench_report::compare::{
-    self, BootstrapSettings, CompareSettings, RunSamples, SampleCollector,
+    self, BootstrapSettings, CompareSettings, RunSampleCollector, RunSamples,
 };
 use serde::Deserialize;
 use serde_json::{json, Value};
@@ -140,12 +140,12 @@ async fn collect_runs(
 }
 
 /// The sample collector of run `id` of benchmark `slug`, no record taken yet.
-fn start_collecting(store: &Store, slug: &str, id: &str) -> Result<SampleCollector, Refusal> {
+fn start_collecting(store: &Store, slug: &str, id: &str) -> Result<RunSampleCollector, Refusal> {
     let config = store.get_benchmark(slug)?.benchmark.config;
     let results = store.run_results(slug, id)?;
     let run = &results.run;
     let name = run.name.clone().unwrap_or_else(|| run.id.clone());
-    Ok(SampleCollector::new(
+    Ok(RunSampleCollector::new(
         manifest(run, &results.summary, &config)?,
         name,
     ))
