@@ -5,7 +5,7 @@
 //! (`record`), what observers see (`events`), the limits a task's config may only lower
 //! (`ceilings`) and the environment a sandbox is granted (`env`), the run's stop switch
 //! (`stop`), distributed runs' data (`dispatch`), JavaScript's value rules (`js`), timing
-//! (`clock`), text escaping (`text`) and this machine's memory (`machine`). Nothing here
+//! (`clock`), text escaping (`text`), bench's own metric names (`metric`) and this machine's memory (`machine`). Nothing here
 //! knows wasmtime, a network client or a server.
 
 pub mod ceilings;
@@ -16,6 +16,7 @@ pub mod env;
 pub mod events;
 pub mod js;
 pub mod machine;
+pub mod metric;
 pub mod plan;
 pub mod record;
 pub mod stop;

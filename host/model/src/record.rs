@@ -3,6 +3,7 @@
 //! Key order follows the order in which upstream's runner inserts the keys, so a record
 //! serializes byte-for-byte as upstream's `JSON.stringify` would print it.
 
+use crate::metric::{RESPONSE_TIME, SERVICE_TIME};
 use serde::ser::SerializeMap;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Map, Value};
@@ -266,8 +267,8 @@ impl TaskRecord {
     pub fn arrival_metric(&self, key: &str) -> Option<f64> {
         let arrival = self.arrival.as_ref()?;
         match key {
-            "responseTimeMs" => Some(arrival.response_time_ms),
-            "serviceTimeMs" => Some(arrival.service_time_ms),
+            RESPONSE_TIME => Some(arrival.response_time_ms),
+            SERVICE_TIME => Some(arrival.service_time_ms),
             _ => None,
         }
     }

@@ -19,7 +19,6 @@ mod latency;
 mod live;
 pub mod load;
 pub mod merge;
-pub(crate) mod metric_names;
 pub mod metrics;
 pub mod origin;
 pub mod page;

@@ -4,7 +4,7 @@
 //! task latency, the open-model response and service times, and the record's numeric
 //! measures (at most [`MAX_METRICS`] per participant). The summary keeps exact samples.
 
-use super::metric_names::{LATENCY, RESPONSE_TIME, SERVICE_TIME};
+use bench_model::metric::{LATENCY, RESPONSE_TIME, SERVICE_TIME};
 use bench_model::record::TaskRecord;
 use hdrhistogram::Histogram;
 use serde_json::Value;

@@ -6,9 +6,9 @@
 //! include the wait). Built from `run.json` (its `load` entry, with the dropped arrivals)
 //! and the tally, so `bench report` prints the same.
 
-use super::metric_names::{LATENCY, RESPONSE_TIME};
 use super::tally::RunTally;
 use bench_model::js;
+use bench_model::metric::{LATENCY, RESPONSE_TIME};
 use bench_model::plan::LoadManifest;
 use bench_model::text::escape_control;
 use serde_json::{json, Value};
@@ -197,8 +197,8 @@ impl LoadSummary {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::metric_names::SERVICE_TIME;
     use crate::summary::Summary;
+    use bench_model::metric::SERVICE_TIME;
     use bench_model::plan::test_manifest;
     use bench_model::record::{ArrivalTiming, Status, TaskRecord};
 

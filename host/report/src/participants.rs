@@ -3,9 +3,9 @@
 //! records, with the same statistics as scoring (trimmed, nearest rank). They are gathered
 //! one record at a time ([`StatsCollector`]), so no record is kept.
 
-use super::metric_names::{LATENCY, RESPONSE_TIME, SERVICE_TIME};
 use crate::scoring::{compute_stats, display_unit, push_samples, RecordOrder, Stats, DEFAULT_TRIM};
 use bench_model::js;
+use bench_model::metric::{LATENCY, RESPONSE_TIME, SERVICE_TIME};
 use bench_model::record::TaskRecord;
 use serde_json::{json, Value};
 use std::collections::HashMap;

@@ -7,9 +7,9 @@
 
 use super::durations::duration;
 use super::live::LiveStats;
-use super::metric_names::{LATENCY, RESPONSE_TIME};
 use anyhow::Result;
 use bench_model::events::{RunEvent, RunObserver};
+use bench_model::metric::{LATENCY, RESPONSE_TIME};
 use bench_model::text::escape_control;
 use indicatif::{ProgressBar, ProgressState, ProgressStyle};
 use std::collections::BTreeMap;

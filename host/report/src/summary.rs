@@ -7,11 +7,11 @@
 //! `"interrupted": true`.
 
 use super::load::LoadSummary;
-use super::metric_names::{LATENCY, RESPONSE_TIME, SERVICE_TIME};
 use super::origin;
 use super::participants::ParticipantStats;
 use super::tally::{RunTally, Tallied};
 use crate::scoring::{score, ScoringSpecError, SummaryRow};
+use bench_model::metric::{LATENCY, RESPONSE_TIME, SERVICE_TIME};
 use bench_model::plan::RunManifest;
 use serde_json::{Map, Value};
 

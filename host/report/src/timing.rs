@@ -6,8 +6,8 @@
 //! run alone, so `bench report` prints the same lines.
 
 use super::durations::duration;
-use super::metric_names::{LATENCY, RESPONSE_TIME};
 use super::tally::RunTally;
+use bench_model::metric::{LATENCY, RESPONSE_TIME};
 use bench_model::plan::RunManifest;
 use bench_model::text::escape_control;
 use chrono::DateTime;

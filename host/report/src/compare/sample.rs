@@ -3,12 +3,12 @@
 //! every numeric measure, every step's duration — and, when the run is scored, each
 //! participant's composite score as its summary computes it.
 
-use crate::metric_names::{RESPONSE_TIME, SERVICE_TIME};
 use crate::results::{read_manifest, RecordsFile, RECORDS_NDJSON};
 use crate::scoring::{display_unit, push_samples};
 use crate::summary::Summary;
 use crate::tally::RunTally;
 use anyhow::{bail, Context as _, Result};
+use bench_model::metric::{RESPONSE_TIME, SERVICE_TIME};
 use bench_model::plan::RunManifest;
 use bench_model::record::{Status, TaskRecord};
 use serde::Serialize;

@@ -13,6 +13,7 @@ mod sample;
 pub use document::{escape_html, render, Scripts, CHARTS_JS, PAGE_JS, STYLES};
 
 use super::input::{self, Line, MAX_LINE_BYTES};
+use bench_model::metric::LATENCY;
 use bench_model::plan::RunManifest;
 use bench_model::record::TaskRecord;
 use chrono::DateTime;
@@ -52,9 +53,6 @@ pub const MAX_LOGS: usize = 32;
 
 /// The end of each participant log shown, in bytes.
 pub const LOG_TAIL_BYTES: u64 = 32 * 1024;
-
-/// The name of the task latency in the distributions.
-const LATENCY: &str = "latencyMs";
 
 /// The distribution of the records' `guestCpuUs` (in milliseconds), beside the latency's.
 const GUEST_CPU: &str = "guestCpuMs";
