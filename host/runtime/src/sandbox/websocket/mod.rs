@@ -302,6 +302,15 @@ impl Host for WebSocketView<'_> {
         connections: Vec<Resource<GuestConnection>>,
         timeout_ms: u32,
     ) -> wasmtime::Result<Vec<u32>> {
+        // No error in `wait`'s signature: a list no sandbox can hold (only a hostile guest
+        // passes one) traps the task, as a handle the sandbox does not hold does.
+        if connections.len() > MAX_CONNECTIONS {
+            return Err(wasmtime::Error::msg(format!(
+                "websocket wait: {} connections passed, more than the {MAX_CONNECTIONS} a \
+                 sandbox holds",
+                connections.len()
+            )));
+        }
         let mut links = Vec::with_capacity(connections.len());
         for handle in &connections {
             links.push(self.connection(handle)?.link.clone());
@@ -624,6 +633,24 @@ mod tests {
                 Err(error) => panic!("{error:?}"),
             }
         }
+    }
+
+    #[tokio::test]
+    async fn a_wait_on_more_connections_than_a_sandbox_holds_traps_naming_the_bound() {
+        let port = echo_server(0).await;
+        let mut sandbox = Sandbox::new(&["http://127.0.0.1:*"]);
+        let handle = sandbox.connect(&format!("ws://127.0.0.1:{port}/")).unwrap();
+        let many = |count| (0..count).map(|_| borrow(&handle)).collect::<Vec<_>>();
+        assert!(sandbox.view().wait(many(MAX_CONNECTIONS), 0).await.is_ok());
+        let error = sandbox
+            .view()
+            .wait(many(MAX_CONNECTIONS + 1), 0)
+            .await
+            .unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "websocket wait: 65 connections passed, more than the 64 a sandbox holds"
+        );
     }
 
     fn request(url: &str) -> Result<String, String> {
