@@ -5,11 +5,14 @@
 // task ends is closed by the host.
 //
 // Events are delivered from a pump on the event loop: while a socket is open, a timer turn
-// takes what the host has received for every socket; when nothing has arrived it waits in
-// the host (`wait`, returning as soon as a message arrives) for at most WAIT_MS, so an idle
-// socket costs a few wake-ups per second of CPU-free waiting and a message no added
-// latency. Other event-loop work (fetch, timers) runs between turns: while a socket is open
-// and idle it may start up to WAIT_MS late.
+// delivers the next event the host has received (the sockets take turns); when nothing has
+// arrived it waits in the host (`wait`, returning as soon as a message arrives) for at most
+// WAIT_MS, so an idle socket costs a few wake-ups per second of CPU-free waiting and a
+// message no added latency. One event a turn, as the WHATWG API queues a task per event: the
+// promise jobs an event starts run before the next one is delivered, so a task that awaits
+// `open` and then listens for `message` or `error` sees what arrived meanwhile. Other
+// event-loop work (fetch, timers) runs between turns: while a socket is open and idle it may
+// start up to WAIT_MS late.
 
 import * as host from 'bench:task/websocket@0.1.2';
 
@@ -32,17 +35,26 @@ function schedule() {
   }
 }
 
-/** One turn: deliver what has arrived; wait in the host briefly when nothing has. */
+/** One turn: deliver one event; wait in the host briefly when nothing has arrived. */
 function pump() {
   pumping = false;
-  let delivered = false;
-  for (const socket of [...live]) delivered = socket._drain() || delivered;
-  if (!delivered && live.size > 0) {
-    const sockets = [...live];
-    host.wait(sockets.map((socket) => socket._connection), WAIT_MS);
-    for (const socket of sockets) socket._drain();
+  if (!deliverOne() && live.size > 0) {
+    host.wait([...live].map((socket) => socket._connection), WAIT_MS);
+    deliverOne();
   }
   schedule();
+}
+
+/** Delivers the next event of the first socket that has one; whether there was one. */
+function deliverOne() {
+  for (const socket of [...live]) {
+    if (socket._deliverNext()) {
+      // The next turn starts with the other sockets.
+      if (live.delete(socket)) live.add(socket);
+      return true;
+    }
+  }
+  return false;
 }
 
 function domException(message, name) {
@@ -191,23 +203,19 @@ export class WebSocket extends EventTarget {
     if (this._connection) this._connection.close(code, text);
   }
 
-  /** Delivers what the host has for this socket; whether there was something. */
-  _drain() {
-    let delivered = false;
-    while (live.has(this)) {
-      let event;
-      try {
-        event = this._connection.receive();
-      } catch (error) {
-        const payload = error?.payload;
-        this._fail(payload ? payload.val : String(error), payload?.tag === 'closed');
-        return true;
-      }
-      if (event === undefined) break;
-      delivered = true;
-      this._deliver(event);
+  /** Delivers the host's next event (or error) for this socket; whether there was one. */
+  _deliverNext() {
+    let event;
+    try {
+      event = this._connection.receive();
+    } catch (error) {
+      const payload = error?.payload;
+      this._fail(payload ? payload.val : String(error), payload?.tag === 'closed');
+      return true;
     }
-    return delivered;
+    if (event === undefined) return false;
+    this._deliver(event);
+    return true;
   }
 
   _deliver(event) {
