@@ -37,19 +37,12 @@ impl WorkUnit {
     }
 }
 
-/// How many units a participant has in participant mode: its concurrency, at most one per
-/// task.
-fn participant_slots(plan: &ExecPlan) -> u32 {
-    let total = plan.schedule.len() as u32;
-    plan.concurrency.min(total).max(1)
-}
-
 /// A participant's units in participant mode: one per slot (its concurrency, at most one
 /// per task), slot `s` running indices `s, s + S, …`; anchored at `anchor` when the plan
 /// staggers.
 pub fn participant_units(name: &str, plan: &ExecPlan, anchor: SystemTime) -> Vec<WorkUnit> {
     let total = plan.schedule.len() as u32;
-    let slots = participant_slots(plan);
+    let slots = plan.slot_count() as u32;
     (0..slots.min(total))
         .map(|first| WorkUnit {
             participant: name.to_owned(),
@@ -91,7 +84,7 @@ impl RunUnits {
         Self {
             participants: participants.to_vec(),
             tasks: plan.schedule.len() as u32,
-            slots: participant_slots(plan),
+            slots: plan.slot_count() as u32,
             group_by,
         }
     }
