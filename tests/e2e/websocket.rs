@@ -3,24 +3,36 @@
 //! echoes and closes; a destination the allowlist does not name is refused with bench's
 //! reason; a server message past the bound fails the task with a clear error; a connection
 //! a task leaves open is closed by the host when the task ends (the server sees 1001); the
-//! npm `ws` package's client (through `isomorphic-ws`) works unchanged in a JS task.
+//! npm `ws` package's client (through `isomorphic-ws`) works unchanged in a JS task; a task
+//! that lets a server flood its connections without reading fails at its memory limit and
+//! the host's memory stays bounded.
 
 use crate::support::{
+    bench::watched,
     guests::{built_project, test_guest},
-    results::run_records,
+    results::{records_of, run_records},
 };
 use futures_util::{SinkExt, StreamExt};
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
+use tempfile::TempDir;
 use tokio_tungstenite::tungstenite::Message;
 
 /// Past the host's 16 MiB message bound.
 const OVERSIZED: usize = (16 << 20) + 1;
 
-/// A WebSocket server on 127.0.0.1 that first sends `greeting` bytes as one binary message
-/// (when there are some), then echoes text and binary messages; the close codes it receives
-/// are kept.
+/// What a [`Server`] does with each connection.
+#[derive(Clone, Copy)]
+enum Serve {
+    /// First sends `greeting` bytes as one binary message (when there are some), then
+    /// echoes text and binary messages.
+    Echo { greeting: usize },
+    /// Sends 1 MiB binary messages as fast as the connection takes them.
+    Flood,
+}
+
+/// A WebSocket server on 127.0.0.1; the close codes it receives are kept.
 struct Server {
     port: u16,
     closes: Arc<Mutex<Vec<u16>>>,
@@ -28,7 +40,12 @@ struct Server {
 }
 
 impl Server {
+    /// An echo server, first sending `greeting` bytes.
     fn start(greeting: usize) -> Self {
+        Self::serving(Serve::Echo { greeting })
+    }
+
+    fn serving(serve: Serve) -> Self {
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(1)
             .enable_all()
@@ -46,6 +63,14 @@ impl Server {
                 tokio::spawn(async move {
                     let Ok(mut socket) = tokio_tungstenite::accept_async(stream).await else {
                         return;
+                    };
+                    let greeting = match serve {
+                        Serve::Echo { greeting } => greeting,
+                        Serve::Flood => {
+                            let chunk = vec![7u8; 1 << 20];
+                            while socket.send(Message::binary(chunk.clone())).await.is_ok() {}
+                            return;
+                        }
                     };
                     if greeting > 0 {
                         let _ = socket.send(Message::binary(vec![7; greeting])).await;
@@ -203,6 +228,62 @@ fn connections_left_open_are_closed_when_the_task_ends_and_hostile_cases_fail_cl
         assert!(
             message(&big).contains("the server sent a message past the 16 MiB bound"),
             "{language}: {big}"
+        );
+    }
+}
+
+/// Memory of the flooded sandbox, and the host memory bench may take beside it.
+const FLOODED_MEMORY: &str = "32MiB";
+const FLOOD_RSS_BOUND_KIB: u64 = (128 + 32) << 10;
+
+#[test]
+fn connections_flooded_while_the_task_does_not_read_fail_at_the_memory_limit() {
+    let server = Server::serving(Serve::Flood);
+    let task = test_guest("websocket");
+    let dir = TempDir::new().unwrap();
+    let (allow, url) = (server.allow(), server.url());
+    let watched = watched(
+        dir.path(),
+        &[
+            "run",
+            task.to_str().unwrap(),
+            "--out",
+            "results",
+            "--iterations",
+            "2",
+            "--max-memory",
+            FLOODED_MEMORY,
+            "--allow-host",
+            &allow,
+            "--ws-url",
+            &url,
+            "--ws-mode",
+            "hoard",
+            "--allow-all-failed",
+        ],
+    );
+    let run = &watched.run;
+    assert_eq!(run.code, Some(0), "{}\n{}", run.stdout, run.stderr);
+    eprintln!("hoard: VmHWM {} KiB", watched.peak_rss_kib);
+    // 16 connections of 16 MiB queued each would hold 256 MiB in the host.
+    assert!(
+        watched.peak_rss_kib < FLOOD_RSS_BOUND_KIB,
+        "VmHWM {} KiB",
+        watched.peak_rss_kib
+    );
+    let records = records_of(&dir.path().join("results"), "p");
+    assert_eq!(
+        records.len(),
+        2,
+        "the run goes on after the first task fails"
+    );
+    for record in &records {
+        assert_eq!(record["status"], "error", "{record}");
+        let message = message(record);
+        assert!(
+            message.contains("task exceeded its memory limit: growing its received WebSocket messages (held in the host) by")
+                && message.contains("would pass the sandbox's memory limit of 33554432 bytes"),
+            "{record}"
         );
     }
 }

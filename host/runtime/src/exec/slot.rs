@@ -138,8 +138,10 @@ impl TaskRunner for SandboxSlot {
         // A guest that reached the natives' live-object bound may have leaked them: the next
         // task gets a fresh instance.
         let reusable = reusable && !state.natives.exhausted();
-        // The next task of a reused instance starts with no connection open.
+        // The next task of a reused instance starts with no connection open, and with the
+        // HTTP fields the guest dropped no longer counted.
         state.websockets.end_task();
+        state.recount_fields();
         collect_stdio(state, index, !reusable, &mut log);
         let ending = enforce_bounds(&mut recorded, ending, &self.config.capabilities.limits.task);
         let record = build_record(index, phase, timing, recorded, ending);

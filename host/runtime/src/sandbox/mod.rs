@@ -65,7 +65,7 @@ pub struct SandboxState {
     wasi: WasiCtx,
     http: WasiHttpCtx,
     table: ResourceTable,
-    memory: SandboxMemory,
+    memory: Arc<SandboxMemory>,
 }
 
 impl SandboxState {
@@ -86,20 +86,21 @@ impl SandboxState {
             // since is simply not visible to the guest.
             let _ = wasi.preopened_dir(&dir.host, &dir.guest, perms);
         }
+        let memory = SandboxMemory::new(
+            capabilities.limits.max_memory_bytes,
+            capabilities.host_memory.clone(),
+        );
         Self {
             recorder: TaskRecorder::new(capabilities.limits.task),
             stdout,
             stderr,
             http_hooks: OutboundHttp::new(capabilities.http.clone()),
             natives: Natives::default(),
-            websockets: WebSockets::default(),
+            websockets: WebSockets::new(memory.clone()),
             wasi: wasi.build(),
             http: WasiHttpCtx::new(),
             table: resource_table(),
-            memory: SandboxMemory::new(
-                capabilities.limits.max_memory_bytes,
-                capabilities.host_memory.clone(),
-            ),
+            memory,
         }
     }
 }
@@ -125,6 +126,13 @@ impl SandboxState {
             sockets: &mut self.websockets,
             http: &mut self.http_hooks,
         }
+    }
+
+    /// Gives back the estimate of HTTP fields the guest no longer holds, so the next task's
+    /// host buffers (which cannot recount) are not refused for fields long dropped.
+    pub(crate) fn recount_fields(&mut self) {
+        self.memory
+            .recount_fields(http::fields::held(&mut self.table));
     }
 
     /// Counts a growth of linear memory or a table (recounting the HTTP fields held when

@@ -2,7 +2,9 @@
 //! `--ws-url`: `--ws-mode echo` (the default) sends a text and a binary message, reports the
 //! echoes and closes; `leave` sends one message, reads its echo and returns with the
 //! connection open (the host closes it); `receive` waits for one message and reports it
-//! (or fails with the host's error); `--ws-count <n>` times n text round trips in a step
+//! (or fails with the host's error); `hoard` opens 16 connections, sleeps 2 s without
+//! reading, then takes up to 64 messages from each (failing with the host's error, if any);
+//! `--ws-count <n>` times n text round trips in a step
 //! `round-trips` and reports their median in microseconds, `p50Us`
 //! (scripts/bench-websocket.sh).
 
@@ -11,6 +13,9 @@ use bench_guest::{
     export_task, json, BenchmarkConfig, Context, Participant, Task, TaskError, TaskOutput,
     TaskResult,
 };
+
+/// Connections the `hoard` mode opens.
+const HOARDED_CONNECTIONS: usize = 16;
 
 struct Echo;
 
@@ -52,6 +57,23 @@ impl Task for Echo {
                 socket.send_text("left open")?;
                 let echo = describe(socket.receive()?);
                 Ok(TaskOutput::new().data(json!({ "echo": echo })))
+            }
+            "hoard" => {
+                // Connections the server floods while the task does not read: what the host
+                // holds for them counts against the sandbox's memory.
+                let mut hoard = vec![socket];
+                while hoard.len() < HOARDED_CONNECTIONS {
+                    hoard.push(WebSocket::connect(url)?);
+                }
+                std::thread::sleep(std::time::Duration::from_secs(2));
+                for socket in &hoard {
+                    for _ in 0..64 {
+                        if socket.try_receive()?.is_none() {
+                            break;
+                        }
+                    }
+                }
+                Ok(TaskOutput::new().data(json!({ "connections": hoard.len() })))
             }
             "receive" => {
                 let message = describe(socket.receive()?);

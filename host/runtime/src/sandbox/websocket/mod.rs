@@ -3,13 +3,17 @@
 //! address checks, TLS name), then one I/O task per connection (`io`) moves messages between
 //! the server and what the guest's handle shares with it (`link`). Bounds: the message size
 //! both ways, the queued bytes both ways (the I/O task stops reading when the guest does not
-//! take), the connections per sandbox. Every connection still open when a task ends is closed
-//! (`end_task`), and dropping the sandbox drops every handle, which closes the rest.
+//! take), the connections per sandbox; and the bytes read and not yet taken, and sent and
+//! not yet written, count against the sandbox's memory (past it, a read fails the
+//! connection and a send is refused, both with `limit`). Every connection still open when a
+//! task ends is closed (`end_task`), and dropping the sandbox drops every handle, which
+//! closes the rest.
 
 mod io;
 mod link;
 
 use crate::sandbox::http::{OpenError, OutboundHttp};
+use crate::sandbox::memory::SandboxMemory;
 use bench_contract::bench::task::websocket::{
     CloseFrame, Connection as GuestConnection, Event, Host, HostConnection, WebsocketError,
 };
@@ -40,10 +44,11 @@ const MAX_HEADERS: usize = 64;
 const MAX_HEADER_BYTES: usize = 16 << 10;
 
 /// The connections of one sandbox's current task.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct WebSockets {
     open: Vec<Registered>,
     next_id: u64,
+    memory: Arc<SandboxMemory>,
 }
 
 #[derive(Debug)]
@@ -53,6 +58,15 @@ struct Registered {
 }
 
 impl WebSockets {
+    /// The connections of a sandbox whose memory is `memory`.
+    pub(crate) fn new(memory: Arc<SandboxMemory>) -> Self {
+        Self {
+            open: Vec::new(),
+            next_id: 0,
+            memory,
+        }
+    }
+
     /// Closes every connection the task still has open (code 1001): the next task of a
     /// reused instance starts with none.
     pub fn end_task(&mut self) {
@@ -136,17 +150,26 @@ impl WebSocketView<'_> {
                 MAX_MESSAGE_BYTES >> 20
             ))));
         }
-        let bytes = bytes as u64;
-        if connection.link.buffered() + bytes > MAX_BUFFERED_OUTGOING {
+        if connection.link.buffered() + bytes as u64 > MAX_BUFFERED_OUTGOING {
             return Ok(Err(WebsocketError::Limit(format!(
                 "{} MiB of sent messages are still waiting to be written",
                 MAX_BUFFERED_OUTGOING >> 20
             ))));
         }
+        let counted = match self
+            .sockets
+            .memory
+            .reserve(bytes, "its WebSocket messages waiting to be sent")
+        {
+            Ok(counted) => counted,
+            Err(bound) => return Ok(Err(WebsocketError::Limit(bound.message))),
+        };
+        let connection = self.connection(handle)?;
+        let bytes = bytes as u64;
         connection.link.add_buffered(bytes);
         if connection
             .commands
-            .send(io::Command::Send(message, bytes))
+            .send(io::Command::Send(message, bytes, counted))
             .is_err()
         {
             connection.link.written(bytes);
@@ -183,7 +206,7 @@ impl HostConnection for WebSocketView<'_> {
                 OpenError::Failed(message) => Failure::Connect(message),
             })
         };
-        let link = Arc::new(Link::default());
+        let link = Arc::new(Link::new(&self.sockets.memory));
         let (commands, receiver) = mpsc::unbounded_channel();
         tokio::spawn(io::run(
             link.clone(),
@@ -235,6 +258,7 @@ impl HostConnection for WebSocketView<'_> {
                 Failure::Invalid(message) => WebsocketError::InvalidArgument(message),
                 Failure::Connect(message) => WebsocketError::ConnectFailed(message),
                 Failure::Failed(message) => WebsocketError::Failed(message),
+                Failure::Limit(message) => WebsocketError::Limit(message),
             }),
             Received::Ended => Err(WebsocketError::Closed("the connection is closed".into())),
         })
@@ -413,6 +437,7 @@ fn handshake_request(
 mod tests {
     use super::*;
     use crate::sandbox::http::{AllowedHost, HttpPolicy};
+    use crate::sandbox::memory::HostMemory;
     use futures_util::{SinkExt, StreamExt};
     use tokio::net::TcpListener;
 
@@ -447,13 +472,18 @@ mod tests {
 
     impl Sandbox {
         fn new(rules: &[&str]) -> Self {
+            Self::within(rules, SandboxMemory::unlimited())
+        }
+
+        /// A sandbox of `memory` allowed to reach what `rules` name.
+        fn within(rules: &[&str], memory: Arc<SandboxMemory>) -> Self {
             let allowed = rules
                 .iter()
                 .map(|rule| AllowedHost::parse(rule).unwrap())
                 .collect();
             Self {
                 table: ResourceTable::new(),
-                sockets: WebSockets::default(),
+                sockets: WebSockets::new(memory),
                 http: OutboundHttp::new(HttpPolicy::new(allowed, true, Arc::default())),
             }
         }
@@ -633,6 +663,73 @@ mod tests {
                 Err(error) => panic!("{error:?}"),
             }
         }
+    }
+
+    #[tokio::test]
+    async fn messages_past_the_sandbox_memory_fail_the_connection_and_are_given_back() {
+        let port = echo_server(2 << 20).await;
+        let host = HostMemory::new(Some(1 << 20), "--max-host-memory");
+        let memory = SandboxMemory::new(usize::MAX, host.clone());
+        let mut sandbox = Sandbox::within(&["http://127.0.0.1:*"], memory);
+        let handle = sandbox.connect(&format!("ws://127.0.0.1:{port}/")).unwrap();
+        assert_eq!(sandbox.next(&handle).await, Ok(Event::Open(String::new())));
+        let Err(WebsocketError::Limit(message)) = sandbox.next(&handle).await else {
+            panic!("a message past the sandbox's memory must fail the connection");
+        };
+        assert!(
+            message.starts_with(
+                "task exceeded its memory limit: growing its received WebSocket messages (held \
+                 in the host) by "
+            ) && message.contains("would pass the run's host memory budget of 1048576 bytes"),
+            "{message}"
+        );
+        assert!(host.used() <= 1 << 20);
+        let sent = sandbox
+            .view()
+            .send_binary(borrow(&handle), vec![0; 2 << 20])
+            .unwrap();
+        let Err(WebsocketError::Limit(message)) = sent else {
+            panic!("{sent:?}");
+        };
+        assert!(message.contains("host memory budget"), "{message}");
+        sandbox.view().drop(handle).unwrap();
+        for _ in 0..100 {
+            if host.used() == 0 {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        assert_eq!(
+            host.used(),
+            0,
+            "a dropped connection gives its buffers back"
+        );
+    }
+
+    #[tokio::test]
+    async fn a_send_past_the_sandbox_memory_is_refused_naming_the_limit() {
+        let port = echo_server(0).await;
+        let memory = SandboxMemory::new(1 << 20, Arc::default());
+        let mut sandbox = Sandbox::within(&["http://127.0.0.1:*"], memory.clone());
+        let handle = sandbox.connect(&format!("ws://127.0.0.1:{port}/")).unwrap();
+        let refused = sandbox
+            .view()
+            .send_binary(borrow(&handle), vec![0; (1 << 20) + 1])
+            .unwrap();
+        let Err(WebsocketError::Limit(message)) = refused else {
+            panic!("{refused:?}");
+        };
+        assert!(
+            message.starts_with(
+                "task exceeded its memory limit: growing its WebSocket messages waiting to be \
+                 sent by 1048577 bytes would pass the sandbox's memory limit of 1048576 bytes"
+            ),
+            "{message}"
+        );
+        assert!(
+            memory.reserve(1 << 20, "a check").is_ok(),
+            "a refused send holds nothing"
+        );
     }
 
     #[tokio::test]
