@@ -1,13 +1,17 @@
 //! End-to-end: Rust, JavaScript and Python tasks compute hashes, HMACs, CRCs, base64, hex,
 //! gzip and AES-GCM through the host's natives (`bench:task/natives`) and get the published
 //! answers; a guest asking for an oversized decompression or holding hashers without end gets
-//! a failed record naming the bound, and the run goes on.
+//! a failed record naming the bound, and the run goes on; what a call or a live object makes
+//! the host hold counts against the sandbox's memory limit (`memory_limit` past it) and the
+//! host's memory stays bounded.
 
 use crate::support::{
+    bench::watched,
     guests::{built_project, test_guest},
-    results::run_records as run,
+    results::{records_of, run_records as run},
 };
 use serde_json::{json, Value};
+use tempfile::TempDir;
 
 const JS: &str = "tests/guests-js/natives";
 const PYTHON: &str = "tests/guests-python/natives";
@@ -126,4 +130,77 @@ fn hashers_without_end_fail_their_task_and_the_run_goes_on() {
     // The JavaScript hashers stay referenced, so only a fresh instance frees them.
     let js = run(&built_project(JS), &["--hostile", "hashers"]);
     assert_bound_then_vectors(&js, "RangeError", HASHER_BOUND);
+}
+
+/// Host memory bench may take beside a sandbox's own limit (it takes about 35 MiB running this
+/// guest): a 64 MiB decompression held uncounted would pass it.
+const BENCH_RSS_KIB: u64 = 64 << 10;
+
+#[test]
+fn natives_buffers_count_against_a_small_memory_limit_and_the_run_goes_on() {
+    let guest = test_guest("natives");
+    let cases = [
+        // 24 MiB in the guest's memory, 24 MiB more copied into the host for the call (and 64
+        // bytes for its digest).
+        (
+            "large-input",
+            "40MiB",
+            "task exceeded its memory limit: growing the buffers of a natives call by 25165888 \
+             bytes would pass the sandbox's memory limit of 41943040 bytes",
+        ),
+        // Each live compressor's state (352 KiB) counts while it lives.
+        (
+            "streams",
+            "8MiB",
+            "task exceeded its memory limit: growing a live compression stream by 360448 bytes \
+             would pass the sandbox's memory limit of 8388608 bytes",
+        ),
+        // The output of a decompression bomb stops at the room the sandbox has left.
+        (
+            "decompress",
+            "16MiB",
+            "would pass the sandbox's memory limit of 16777216 bytes",
+        ),
+    ];
+    for (attack, memory, message) in cases {
+        let dir = TempDir::new().unwrap();
+        let guest = guest.to_str().unwrap();
+        let args = [
+            "run",
+            guest,
+            "--out",
+            "results",
+            "--max-memory",
+            memory,
+            "--hostile",
+            attack,
+        ];
+        let watched = watched(dir.path(), &args);
+        let run = &watched.run;
+        assert_eq!(
+            run.code,
+            Some(0),
+            "{attack}: {}\n{}",
+            run.stdout,
+            run.stderr
+        );
+        eprintln!("{attack}: VmHWM {} KiB", watched.peak_rss_kib);
+        let limit_kib = memory.trim_end_matches("MiB").parse::<u64>().unwrap() << 10;
+        assert!(
+            watched.peak_rss_kib < BENCH_RSS_KIB + limit_kib,
+            "{attack}: VmHWM {} KiB",
+            watched.peak_rss_kib
+        );
+        let records = records_of(&dir.path().join("results"), "p");
+        assert_eq!(records.len(), 2, "{attack}: {records:?}");
+        let failed = &records[0];
+        assert_eq!(failed["status"], "error", "{attack}: {failed}");
+        assert_eq!(failed["errorCode"], "memory_limit", "{attack}: {failed}");
+        let text = failed["data"]["errorMessage"].as_str().unwrap_or_default();
+        assert!(
+            text.starts_with("task exceeded its memory limit: growing ") && text.contains(message),
+            "{attack}: {failed}"
+        );
+        assert_vectors(&records[1]);
+    }
 }

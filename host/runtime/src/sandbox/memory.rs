@@ -63,6 +63,12 @@ impl HostMemory {
     fn release(&self, bytes: u64) {
         self.used.fetch_sub(bytes, Ordering::Relaxed);
     }
+
+    /// Bytes the sandboxes may still take together.
+    fn room(&self) -> u64 {
+        self.limit
+            .map_or(u64::MAX, |limit| limit.saturating_sub(self.used()))
+    }
 }
 
 /// What grows.
@@ -169,6 +175,15 @@ impl SandboxMemory {
         };
         reservation.grow(bytes, what)?;
         Ok(reservation)
+    }
+
+    /// Bytes the sandbox may still take before it meets either bound.
+    pub(crate) fn room(&self) -> usize {
+        let own = self
+            .limit
+            .saturating_sub(self.total.load(Ordering::Relaxed));
+        let run = usize::try_from(self.host.room()).unwrap_or(usize::MAX);
+        own.min(run)
     }
 
     /// Counts `bytes` more, recounting the fields once (when the caller can) if they do not
@@ -353,6 +368,7 @@ mod tests {
              pass the sandbox's memory limit of 600 bytes (the sandbox holds 300 bytes of \
              linear memory and tables, 0 bytes of HTTP fields and 200 bytes of host buffers)"
         );
+        assert_eq!(sandbox.room(), 100);
         assert!(
             sandbox.grow(Grown::LinearMemory, 300, 401, || 0).is_err(),
             "buffers leave the guest less room"
@@ -366,6 +382,7 @@ mod tests {
         assert_eq!(host.used(), 300);
 
         let other = SandboxMemory::new(800, host.clone());
+        assert_eq!(other.room(), 700, "the run's budget is the nearer bound");
         let error = other.reserve(701, "its queued messages").unwrap_err();
         assert!(
             error

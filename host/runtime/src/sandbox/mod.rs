@@ -95,7 +95,7 @@ impl SandboxState {
             stdout,
             stderr,
             http_hooks: OutboundHttp::new(capabilities.http.clone()),
-            natives: Natives::default(),
+            natives: Natives::new(memory.clone()),
             websockets: WebSockets::new(memory.clone()),
             wasi: wasi.build(),
             http: WasiHttpCtx::new(),

@@ -1,7 +1,8 @@
 //! A task computing known vectors through `bench_guest::natives` (hashes, HMAC, CRCs,
 //! base64, hex, gzip, AES-GCM) and reporting them; with `--hostile <attack>` its first task
-//! asks for an oversized decompression (`decompress`) or creates hashers without end
-//! (`hashers`).
+//! asks for an oversized decompression (`decompress`), creates hashers without end
+//! (`hashers`), hashes a 24 MiB buffer in one call (`large-input`, which a small memory
+//! limit cannot hold twice) or opens every compression stream a sandbox may (`streams`).
 
 use bench_guest::natives::{
     self, AesMode, AesOptions, CompressionFormat, Compressor, HashAlgorithm, Hasher,
@@ -26,6 +27,17 @@ impl Task for Natives {
             match ctx.arg("--hostile") {
                 Some("decompress") => return Err(decompress_bomb()?.into()),
                 Some("hashers") => return Err(hashers_without_end()?.into()),
+                Some("large-input") => {
+                    let data = vec![1u8; 24 << 20];
+                    let digest = hex(&natives::digest(HashAlgorithm::Sha256, &data)?)?;
+                    return Err(TaskError::new(format!("hashed to {digest}")));
+                }
+                Some("streams") => {
+                    let streams = (0..32)
+                        .map(|_| Compressor::new(CompressionFormat::Gzip, None))
+                        .collect::<Result<Vec<_>, _>>()?;
+                    return Err(TaskError::new(format!("{} streams opened", streams.len())));
+                }
                 _ => {}
             }
         }

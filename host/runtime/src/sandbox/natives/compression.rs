@@ -79,6 +79,13 @@ impl<S: SinkStream> Spendable<S> {
         }
     }
 
+    /// Bounds the output of the next operations to `bound` bytes.
+    fn bound_output(&mut self, bound: usize) {
+        if let Some(stream) = self.stream.as_mut() {
+            stream.sink().bound = bound;
+        }
+    }
+
     /// The last operation: the stream is spent afterwards.
     fn last_step(&mut self, run: impl FnOnce(&mut S) -> io::Result<()>) -> NativeResult<Vec<u8>> {
         let output = self.step(run);
@@ -154,6 +161,11 @@ impl Compressor {
         }))
     }
 
+    /// Bounds the output of each later call to `bound` bytes.
+    pub(crate) fn bound_output(&mut self, bound: usize) {
+        self.0.bound_output(bound);
+    }
+
     /// Compresses `data`; returns the output ready so far.
     pub(crate) fn push(&mut self, data: &[u8]) -> NativeResult<Vec<u8>> {
         self.0
@@ -189,6 +201,11 @@ impl Decompressor {
             stream: Some(decoder),
             output: "decompressed output",
         })
+    }
+
+    /// Bounds the output of each later call to `bound` bytes.
+    pub(crate) fn bound_output(&mut self, bound: usize) {
+        self.0.bound_output(bound);
     }
 
     /// Decompresses `data`; returns the output ready so far.
