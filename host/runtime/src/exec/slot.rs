@@ -140,7 +140,7 @@ impl TaskRunner for SandboxSlot {
         let reusable = reusable && !state.natives.exhausted();
         // The next task of a reused instance starts with no connection open, and with the
         // HTTP fields the guest dropped no longer counted.
-        state.websockets.end_task();
+        let closing = state.websockets.end_task();
         state.recount_fields();
         collect_stdio(state, index, !reusable, &mut log);
         let ending = enforce_bounds(&mut recorded, ending, &self.config.capabilities.limits.task);
@@ -148,6 +148,9 @@ impl TaskRunner for SandboxSlot {
         if reusable && !self.config.fresh_instance {
             self.live = Some(live);
         }
+        // The connections close before the task is reported: a run that ends with it would
+        // otherwise cut their closing handshakes off.
+        closing.done().await;
         Finished {
             record,
             log,

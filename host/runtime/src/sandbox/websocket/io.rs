@@ -27,7 +27,7 @@ use tokio_tungstenite::tungstenite::{self, Message};
 use tokio_tungstenite::WebSocketStream;
 
 /// How long a close handshake the guest did not wait for may take.
-const CLOSE_GRACE: Duration = Duration::from_secs(1);
+pub(crate) const CLOSE_GRACE: Duration = Duration::from_secs(1);
 
 /// What the guest's handle asks of the task.
 #[derive(Debug)]

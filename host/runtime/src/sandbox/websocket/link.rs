@@ -1,7 +1,7 @@
 //! What a connection's I/O task and the guest's handle share: the events received and not yet
 //! taken (bounded in bytes: the task stops reading past the bound), the bytes sent and not
-//! yet written, the error that ended the connection, and the notifications each side waits
-//! on. The bytes read from the server count against the
+//! yet written, the error that ended the connection, and the notifications each side (and
+//! the task's end) waits on. The bytes read from the server count against the
 //! sandbox's memory from when they are read until the guest takes their message (or the
 //! connection ends and its buffers go); a read past the sandbox's memory fails the
 //! connection with `limit`.
@@ -77,7 +77,7 @@ struct State {
 #[derive(Debug)]
 pub(crate) struct Link {
     state: Mutex<State>,
-    /// Told when there is something new for the guest.
+    /// Told when there is something new for the guest (the end of the I/O task included).
     readable: Notify,
     /// Told when the guest took messages (the task may read again).
     room: Notify,
@@ -169,6 +169,16 @@ impl Link {
         self.readable.notify_waiters();
     }
 
+    /// Resolves once the I/O task has ended (the closing handshake done, or cut off).
+    pub(crate) async fn finished(&self) {
+        self.until(Self::is_finished).await;
+    }
+
+    /// Whether the I/O task has ended.
+    pub(crate) fn is_finished(&self) -> bool {
+        self.state().ended
+    }
+
     /// Whether the task may read another message.
     pub(crate) fn has_room(&self) -> bool {
         self.state().queued_incoming < MAX_QUEUED_INCOMING
@@ -204,10 +214,16 @@ impl Link {
 
     /// Resolves once `take` has something to return.
     pub(crate) async fn ready(&self) {
+        self.until(Self::is_ready).await;
+    }
+
+    /// Resolves once `condition` holds, checking it whenever the guest's side is told of
+    /// something new.
+    async fn until(&self, condition: fn(&Self) -> bool) {
         loop {
             let mut notified = pin!(self.readable.notified());
             notified.as_mut().enable();
-            if self.is_ready() {
+            if condition(self) {
                 return;
             }
             notified.await;
@@ -291,7 +307,7 @@ mod tests {
             "{refused}"
         );
         assert_eq!(link.take(), Received::Failure(Failure::Limit(refused)));
-        assert!(link.is_ready());
+        assert!(link.is_finished());
         assert_eq!(
             host.used(),
             0,

@@ -6,8 +6,10 @@
 //! take), the connections per sandbox; and the bytes read and not yet taken, and sent and
 //! not yet written, count against the sandbox's memory (past it, a read fails the
 //! connection and a send is refused, both with `limit`). Every connection still open when a
-//! task ends is closed (`end_task`), and dropping the sandbox drops every handle, which
-//! closes the rest.
+//! task ends is closed, and the task's slot waits (at most the close grace of 1 s) for the
+//! closing handshake of every connection the task opened (`end_task`), so a run that ends
+//! with the task does not cut it off; dropping the sandbox drops every handle, which closes
+//! the rest.
 
 mod io;
 mod link;
@@ -47,6 +49,8 @@ const MAX_HEADER_BYTES: usize = 16 << 10;
 #[derive(Debug)]
 pub struct WebSockets {
     open: Vec<Registered>,
+    /// Connections the guest dropped whose closing handshake may not be done yet.
+    dropped: Vec<Arc<Link>>,
     next_id: u64,
     memory: Arc<SandboxMemory>,
 }
@@ -55,6 +59,7 @@ pub struct WebSockets {
 struct Registered {
     id: u64,
     commands: mpsc::UnboundedSender<io::Command>,
+    link: Arc<Link>,
 }
 
 impl WebSockets {
@@ -62,24 +67,46 @@ impl WebSockets {
     pub(crate) fn new(memory: Arc<SandboxMemory>) -> Self {
         Self {
             open: Vec::new(),
+            dropped: Vec::new(),
             next_id: 0,
             memory,
         }
     }
 
     /// Closes every connection the task still has open (code 1001): the next task of a
-    /// reused instance starts with none.
-    pub fn end_task(&mut self) {
+    /// reused instance starts with none. The closing handshakes of these and of the
+    /// connections the guest dropped are awaited with [`Closing::done`].
+    pub fn end_task(&mut self) -> Closing {
+        let mut links = std::mem::take(&mut self.dropped);
         for connection in self.open.drain(..) {
             let _ = connection
                 .commands
                 .send(io::Command::Close(1001, "the task ended".into()));
+            links.push(connection.link);
         }
+        Closing(links)
     }
 
     /// Connections counted against the sandbox's bound.
     pub fn open_count(&self) -> usize {
         self.open.len()
+    }
+}
+
+/// The connections of an ended task, closing.
+#[derive(Debug)]
+#[must_use = "the connections close in the background; await them before the run may end"]
+pub struct Closing(Vec<Arc<Link>>);
+
+impl Closing {
+    /// Resolves once every connection has ended (its closing handshake done), or after the
+    /// grace a closing handshake has.
+    pub async fn done(self) {
+        if self.0.is_empty() {
+            return;
+        }
+        let all = futures_util::future::join_all(self.0.iter().map(|link| link.finished()));
+        let _ = tokio::time::timeout(io::CLOSE_GRACE, all).await;
     }
 }
 
@@ -220,6 +247,7 @@ impl HostConnection for WebSocketView<'_> {
         self.sockets.open.push(Registered {
             id,
             commands: commands.clone(),
+            link: link.clone(),
         });
         let handle = self
             .table
@@ -315,7 +343,12 @@ impl HostConnection for WebSocketView<'_> {
             .table
             .delete(Resource::<Connection>::new_own(handle.rep()))
             .map_err(lost)?;
-        self.sockets.open.retain(|open| open.id != connection.id);
+        let sockets = &mut *self.sockets;
+        sockets.open.retain(|open| open.id != connection.id);
+        sockets.dropped.retain(|link| !link.is_finished());
+        if !connection.link.is_finished() {
+            sockets.dropped.push(connection.link);
+        }
         Ok(())
     }
 }
@@ -653,7 +686,7 @@ mod tests {
         };
         assert_eq!(message, "a sandbox holds at most 64 WebSocket connections");
         // The task ends: its connections close and no longer count.
-        sandbox.sockets.end_task();
+        sandbox.sockets.end_task().done().await;
         assert!(sandbox.connect(&url).is_ok());
         let first = &handles[1];
         loop {
@@ -693,12 +726,7 @@ mod tests {
         };
         assert!(message.contains("host memory budget"), "{message}");
         sandbox.view().drop(handle).unwrap();
-        for _ in 0..100 {
-            if host.used() == 0 {
-                break;
-            }
-            tokio::time::sleep(Duration::from_millis(10)).await;
-        }
+        sandbox.sockets.end_task().done().await;
         assert_eq!(
             host.used(),
             0,
@@ -730,6 +758,40 @@ mod tests {
             memory.reserve(1 << 20, "a check").is_ok(),
             "a refused send holds nothing"
         );
+    }
+
+    #[tokio::test]
+    async fn the_end_of_a_task_waits_for_the_close_of_what_it_left_open_or_dropped() {
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let (closes, mut closed) = mpsc::unbounded_channel();
+        tokio::spawn(async move {
+            while let Ok((stream, _)) = listener.accept().await {
+                let closes = closes.clone();
+                tokio::spawn(async move {
+                    let mut socket = tokio_tungstenite::accept_async(stream).await.unwrap();
+                    while let Some(Ok(message)) = socket.next().await {
+                        if let Message::Close(frame) = message {
+                            let _ = closes.send(frame.map(|frame| u16::from(frame.code)));
+                        }
+                    }
+                });
+            }
+        });
+        let mut sandbox = Sandbox::new(&["http://127.0.0.1:*"]);
+        let url = format!("ws://127.0.0.1:{port}/");
+        let left = sandbox.connect(&url).unwrap();
+        let dropped = sandbox.connect(&url).unwrap();
+        for handle in [&left, &dropped] {
+            assert_eq!(sandbox.next(handle).await, Ok(Event::Open(String::new())));
+        }
+        sandbox.view().drop(dropped).unwrap();
+        sandbox.sockets.end_task().done().await;
+        // Both closes reached the server before the task's end resolved: nothing is awaited.
+        assert_eq!(closed.try_recv(), Ok(Some(1001)));
+        assert_eq!(closed.try_recv(), Ok(Some(1001)));
+        assert_eq!(sandbox.sockets.open_count(), 0);
+        sandbox.view().drop(left).unwrap();
     }
 
     #[tokio::test]
