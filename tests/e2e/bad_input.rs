@@ -6,7 +6,7 @@ use crate::support::{
     guests::{example, test_guest},
     results::{records_of, step},
 };
-use serde_json::json;
+use serde_json::{json, Value};
 use tempfile::TempDir;
 
 fn assert_one_line_failure(run: &Run, expected_fragments: &[&str]) {
@@ -223,10 +223,11 @@ fn a_task_built_against_another_contract_version_says_so() {
     );
 }
 
-#[test]
-fn a_task_built_against_the_previous_contract_runs_unchanged() {
+/// Runs `guest` (built against an earlier 0.1 contract): both its tasks succeed with `data`
+/// and the `work` step that measured their index.
+fn assert_runs_unchanged(guest: &str, data: &Value) {
     let dir = TempDir::new().unwrap();
-    let guest = test_guest("previous-contract");
+    let guest = test_guest(guest);
     let run = run_bench(
         dir.path(),
         &["run", guest.to_str().unwrap(), "--out", "results"],
@@ -236,9 +237,23 @@ fn a_task_built_against_the_previous_contract_runs_unchanged() {
     assert_eq!(records.len(), 2);
     for (index, record) in records.iter().enumerate() {
         assert_eq!(record["status"], "success", "{record}");
-        assert_eq!(record["data"], json!({"contract": "0.1.0"}));
+        assert_eq!(&record["data"], data);
         assert_eq!(step(record, "work")["data"], json!({"index": index}));
     }
+}
+
+#[test]
+fn a_task_built_against_the_previous_contract_runs_unchanged() {
+    assert_runs_unchanged("previous-contract", &json!({"contract": "0.1.0"}));
+}
+
+#[test]
+fn a_task_built_against_the_0_1_1_contract_runs_unchanged_with_its_natives() {
+    let sha256_of_abc = "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad";
+    assert_runs_unchanged(
+        "contract-0-1-1",
+        &json!({"contract": "0.1.1", "sha256": sha256_of_abc}),
+    );
 }
 
 #[test]
