@@ -288,7 +288,8 @@ impl RunReading {
     fn finish(self, page: RunPage) -> Value {
         // Each upload's end is at most 4 MiB: no line is too long.
         let system = page::system_metrics(&self.metrics[..]).ok().flatten();
-        page.finish(&self.header, &self.summary, system, &self.logs)
+        let data = page.finish(&self.header, &self.summary, system, &self.logs);
+        serde_json::to_value(data).expect("a page's data serializes")
     }
 }
 
