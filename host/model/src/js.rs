@@ -111,12 +111,20 @@ pub fn number(x: f64) -> Value {
     serde_json::Number::from_f64(x).map_or(Value::Null, Value::Number)
 }
 
-/// Serde's `serialize_with` for an `f64` field printed as [`number`] prints it.
-pub(crate) fn serialize_number<S: serde::Serializer>(
-    x: &f64,
-    serializer: S,
-) -> Result<S::Ok, S::Error> {
-    serde::Serialize::serialize(&number(*x), serializer)
+/// Serde's `with` for an `f64` field written as [`number`] writes it (`null` when not
+/// finite) and read back with `null` as NaN.
+pub mod number_serde {
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    /// Writes `x` as JavaScript's `JSON.stringify` would.
+    pub fn serialize<S: Serializer>(x: &f64, serializer: S) -> Result<S::Ok, S::Error> {
+        super::number(*x).serialize(serializer)
+    }
+
+    /// Reads a number, or `null` as NaN.
+    pub fn deserialize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<f64, D::Error> {
+        Ok(Option::<f64>::deserialize(deserializer)?.unwrap_or(f64::NAN))
+    }
 }
 
 /// Rewrites every number in a JSON value so integral floats print as integers.

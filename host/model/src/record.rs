@@ -152,7 +152,7 @@ pub struct TaskRecord {
     /// ISO end time.
     pub completed_at: String,
     /// Task latency in milliseconds.
-    #[serde(serialize_with = "crate::js::serialize_number")]
+    #[serde(serialize_with = "crate::js::number_serde::serialize")]
     pub latency_ms: f64,
     /// Monotonic duration in microseconds (nanosecond fraction, three decimals) between the
     /// same start and end as `latencyMs`; bench's addition to upstream's record. Absent when
@@ -190,13 +190,13 @@ pub struct ArrivalTiming {
     /// ISO time the task was due on the arrival schedule.
     pub intended_start_at: String,
     /// How late the task started, in milliseconds (intended → actual start).
-    #[serde(serialize_with = "crate::js::serialize_number")]
+    #[serde(serialize_with = "crate::js::number_serde::serialize")]
     pub start_lag_ms: f64,
     /// Actual start → end, in milliseconds.
-    #[serde(serialize_with = "crate::js::serialize_number")]
+    #[serde(serialize_with = "crate::js::number_serde::serialize")]
     pub service_time_ms: f64,
     /// Intended start → end, in milliseconds.
-    #[serde(serialize_with = "crate::js::serialize_number")]
+    #[serde(serialize_with = "crate::js::number_serde::serialize")]
     pub response_time_ms: f64,
 }
 

@@ -56,7 +56,7 @@ mod tests {
         Summary {
             benchmark_slug: "s".into(),
             benchmark_name: "S".into(),
-            run: json!({}),
+            run: Default::default(),
             verdict: Verdict::Scored {
                 results: rows,
                 scoring: json!({}),

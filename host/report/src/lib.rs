@@ -31,6 +31,7 @@ pub mod saved;
 pub mod scoring;
 pub(crate) mod step_summary;
 pub mod summary;
+pub mod summary_document;
 pub mod table;
 pub mod tally;
 mod timing;

@@ -7,11 +7,11 @@
 //! and the tally, so `bench report` prints the same.
 
 use super::tally::RunTally;
+use crate::summary_document::{LoadSection, ParticipantLoadNumbers, StartLagNumbers};
 use bench_model::js;
 use bench_model::metric::{LATENCY, RESPONSE_TIME};
 use bench_model::plan::LoadManifest;
 use bench_model::text::escape_control;
-use serde_json::{json, Value};
 
 /// A task that started more than this many milliseconds after it was due is a late start.
 pub const LATE_START_MS: f64 = 10.0;
@@ -73,8 +73,12 @@ impl StartLag {
         })
     }
 
-    fn to_json(self) -> Value {
-        json!({"p50": js::number(self.p50), "p99": js::number(self.p99), "max": js::number(self.max)})
+    fn to_numbers(self) -> StartLagNumbers {
+        StartLagNumbers {
+            p50: self.p50,
+            p99: self.p99,
+            max: self.max,
+        }
     }
 }
 
@@ -108,36 +112,32 @@ impl LoadSummary {
         (per_second * 100.0).round() / 100.0
     }
 
-    /// The `load` object of `summary.json`.
-    pub(crate) fn to_json(&self) -> Value {
-        let participants: Vec<Value> = self
+    /// The `load` section of `summary.json`.
+    pub(crate) fn to_section(&self) -> LoadSection {
+        let participants = self
             .participants
             .iter()
             .map(|load| {
-                let mut entry = json!({
-                    "participant": load.participant,
-                    "started": load.started,
-                    "achievedRate": js::number(self.rate(load.started)),
-                });
-                if let (Some(intended), Some(dropped)) = (load.intended, load.dropped) {
-                    entry["intended"] = intended.into();
-                    entry["dropped"] = dropped.into();
-                    entry["intendedRate"] = js::number(self.rate(intended));
+                let open = load.intended.zip(load.dropped);
+                ParticipantLoadNumbers {
+                    participant: load.participant.clone(),
+                    started: load.started,
+                    achieved_rate: self.rate(load.started),
+                    intended: open.map(|(intended, _)| intended),
+                    dropped: open.map(|(_, dropped)| dropped),
+                    intended_rate: open.map(|(intended, _)| self.rate(intended)),
+                    start_lag_ms: load.start_lag.map(StartLag::to_numbers),
+                    late_starts: load.start_lag.map(|lag| lag.late),
                 }
-                if let Some(lag) = load.start_lag {
-                    entry["startLagMs"] = lag.to_json();
-                    entry["lateStarts"] = lag.late.into();
-                }
-                entry
             })
             .collect();
         let latency = if self.open { RESPONSE_TIME } else { LATENCY };
-        json!({
-            "executor": self.executor,
-            "durationMs": js::number(self.duration_ms),
-            "latencyMetric": latency,
-            "participants": participants,
-        })
+        LoadSection {
+            executor: self.executor.clone(),
+            duration_ms: self.duration_ms,
+            latency_metric: latency.to_owned(),
+            participants,
+        }
     }
 
     /// The lines under the timing lines: one per participant.
@@ -201,6 +201,7 @@ mod tests {
     use bench_model::metric::SERVICE_TIME;
     use bench_model::plan::test_manifest;
     use bench_model::record::{ArrivalTiming, Status, TaskRecord};
+    use serde_json::json;
 
     fn timed(index: u32, response_ms: f64, service_ms: f64) -> TaskRecord {
         let mut record = TaskRecord::bare(index, Status::Success, service_ms.floor());
@@ -236,7 +237,7 @@ mod tests {
         let summary = Summary::new(&manifest, tally).unwrap();
         let load = summary.load.as_ref().unwrap();
         assert_eq!(
-            load.to_json(),
+            serde_json::to_value(load.to_section()).unwrap(),
             json!({
                 "executor": "constant-arrival-rate", "durationMs": 2000,
                 "latencyMetric": "responseTimeMs",
@@ -260,7 +261,14 @@ mod tests {
             load.warnings(),
             ["Warning: a: 3 of 3 tasks started more than 10 ms after they were due (up to 1190 ms late): the arrivals were held up (the machine was busy, or the process paused); their response times include the wait"]
         );
-        assert_eq!(summary.to_json()["load"], load.to_json());
+        assert_eq!(
+            summary.to_json()["load"],
+            serde_json::to_value(load.to_section()).unwrap()
+        );
+        let text = summary.to_json_text();
+        let read = crate::summary_document::SummaryDocument::from_json_text(&text).unwrap();
+        assert_eq!(read.load.as_ref(), Some(&load.to_section()));
+        assert_eq!(read.to_json_text(), text);
         // The response time leads the numbers, the service time beside it.
         let crate::summary::Verdict::Unscored(participants) = &summary.verdict else {
             panic!("unscored");

@@ -3,9 +3,8 @@
 //! `origin`, so `summary.json`'s `run` object can be rebuilt from a saved run.
 
 use super::git_head::{self, GitHead};
+use crate::summary_document::SummaryRun;
 use bench_model::plan::{Origin, RunManifest};
-use serde::Serialize;
-use serde_json::Value;
 use std::path::Path;
 use std::process::{Command, Stdio};
 
@@ -67,32 +66,16 @@ fn run_git(args: &[&str]) -> Option<String> {
 /// `triggeredBy`, then bench's stand-ins for `nodeVersion` (`benchVersion`,
 /// `wasmtimeVersion`), and `platform`/`arch` spelled as Node.js spells them (`linux`,
 /// `darwin`, `win32`; `x64`, `arm64`).
-pub(crate) fn summary_run(manifest: &RunManifest) -> Value {
+pub(crate) fn summary_run(manifest: &RunManifest) -> SummaryRun {
     let host = &manifest.host;
-    let run = SummaryRun {
-        origin: &manifest.origin,
-        bench_version: &host.bench_version,
-        wasmtime_version: &host.wasmtime_version,
-        platform: node_platform(&host.os),
-        arch: node_arch(&host.arch),
+    SummaryRun {
+        origin: manifest.origin.clone(),
+        bench_version: host.bench_version.clone(),
+        wasmtime_version: host.wasmtime_version.clone(),
+        platform: node_platform(&host.os).to_owned(),
+        arch: node_arch(&host.arch).to_owned(),
         interrupted: manifest.interrupted,
-    };
-    serde_json::to_value(run).expect("the run object serializes")
-}
-
-/// The `run` object of `summary.json`, in its key order.
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct SummaryRun<'a> {
-    #[serde(flatten)]
-    origin: &'a Origin,
-    bench_version: &'a str,
-    wasmtime_version: &'a str,
-    platform: &'a str,
-    arch: &'a str,
-    /// Present (true) only when the run was stopped before its schedule ended.
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
-    interrupted: bool,
+    }
 }
 
 /// Node.js's `process.platform` for a Rust `std::env::consts::OS`.
@@ -197,7 +180,7 @@ mod tests {
             "host": {"benchVersion": "0.1.0", "wasmtimeVersion": "48.0.8", "os": "macos", "arch": "aarch64"}
         }));
         assert_eq!(
-            summary_run(&manifest).to_string(),
+            serde_json::to_string(&summary_run(&manifest)).unwrap(),
             r#"{"gitSha":"abc","triggeredBy":"push","benchVersion":"0.1.0","wasmtimeVersion":"48.0.8","platform":"darwin","arch":"arm64"}"#
         );
     }
@@ -209,7 +192,7 @@ mod tests {
             "interrupted": true
         }));
         assert_eq!(
-            summary_run(&manifest).to_string(),
+            serde_json::to_string(&summary_run(&manifest)).unwrap(),
             r#"{"triggeredBy":"manual","benchVersion":"0.1.0","wasmtimeVersion":"48.0.8","platform":"linux","arch":"x64","interrupted":true}"#
         );
     }
@@ -220,7 +203,7 @@ mod tests {
             "host": {"benchVersion": "0.1.0", "wasmtimeVersion": "48.0.8", "os": "linux", "arch": "x86_64"}
         }));
         assert_eq!(
-            summary_run(&manifest).to_string(),
+            serde_json::to_string(&summary_run(&manifest)).unwrap(),
             r#"{"triggeredBy":"manual","benchVersion":"0.1.0","wasmtimeVersion":"48.0.8","platform":"linux","arch":"x64"}"#
         );
     }

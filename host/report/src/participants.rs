@@ -4,10 +4,10 @@
 //! one record at a time ([`StatsCollector`]), so no record is kept.
 
 use crate::scoring::{compute_stats, display_unit, push_samples, RecordOrder, Stats, DEFAULT_TRIM};
-use bench_model::js;
+use crate::summary_document::{MetricNumbers, ParticipantNumbers};
 use bench_model::metric::{LATENCY, RESPONSE_TIME, SERVICE_TIME};
 use bench_model::record::TaskRecord;
-use serde_json::{json, Value};
+use serde_json::Value;
 use std::collections::HashMap;
 
 /// One participant's plain numbers.
@@ -47,29 +47,27 @@ impl ParticipantStats {
         }
     }
 
-    /// The JSON object of `summary.json` (numbers as JavaScript prints them).
-    pub(crate) fn to_json(&self) -> Value {
-        let metrics: Vec<Value> = self
+    /// The participant's entry in `summary.json`.
+    pub(crate) fn to_numbers(&self) -> ParticipantNumbers {
+        let metrics = self
             .metrics
             .iter()
-            .map(|metric| {
-                json!({
-                    "name": metric.name,
-                    "unit": metric.unit,
-                    "samples": metric.samples,
-                    "median": js::number(metric.stats.median),
-                    "p95": js::number(metric.stats.p95),
-                    "p99": js::number(metric.stats.p99),
-                })
+            .map(|metric| MetricNumbers {
+                name: metric.name.clone(),
+                unit: metric.unit.clone(),
+                samples: metric.samples,
+                median: metric.stats.median,
+                p95: metric.stats.p95,
+                p99: metric.stats.p99,
             })
             .collect();
-        json!({
-            "participant": self.participant,
-            "tasks": self.tasks,
-            "succeeded": self.succeeded,
-            "successRate": js::number(self.success_rate()),
-            "metrics": metrics,
-        })
+        ParticipantNumbers {
+            participant: self.participant.clone(),
+            tasks: self.tasks,
+            succeeded: self.succeeded,
+            success_rate: self.success_rate(),
+            metrics,
+        }
     }
 }
 
@@ -228,6 +226,7 @@ fn unit_of(name: &str, display_metrics: Option<&Value>) -> String {
 mod tests {
     use super::*;
     use bench_model::record::{Status, StepRecord};
+    use serde_json::json;
 
     fn stats_of(name: &str, records: &[TaskRecord], display: Option<&Value>) -> ParticipantStats {
         let mut collector = StatsCollector::default();
@@ -298,11 +297,11 @@ mod tests {
         assert_eq!(alpha.metrics[2].samples, 2);
         assert_eq!(alpha.metrics[3].unit, "");
         assert_eq!(
-            alpha.to_json()["metrics"][0].to_string(),
+            serde_json::to_string(&alpha.to_numbers().metrics[0]).unwrap(),
             r#"{"name":"latencyMs","unit":"ms","samples":2,"median":20,"p95":30,"p99":30}"#
         );
         assert_eq!(
-            alpha.to_json()["successRate"].to_string(),
+            serde_json::to_value(alpha.to_numbers()).unwrap()["successRate"].to_string(),
             "0.6666666666666666"
         );
     }
@@ -313,7 +312,7 @@ mod tests {
         assert_eq!(beta.success_rate(), 0.0);
         assert!(beta.metrics.is_empty());
         assert_eq!(
-            beta.to_json().to_string(),
+            serde_json::to_string(&beta.to_numbers()).unwrap(),
             r#"{"participant":"beta","tasks":0,"succeeded":0,"successRate":0,"metrics":[]}"#
         );
     }

@@ -11,9 +11,10 @@ use super::origin;
 use super::participants::ParticipantStats;
 use super::tally::{RunTally, Tallied};
 use crate::scoring::{score, ScoringSpecError, SummaryRow};
+use crate::summary_document::{SummaryDocument, SummaryRun};
 use bench_model::metric::{LATENCY, RESPONSE_TIME, SERVICE_TIME};
 use bench_model::plan::RunManifest;
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 /// How percentiles are computed: nearest rank on the sorted samples, after trimming
 /// `floor(n × trim)` samples from each end (spec §4.3).
@@ -41,7 +42,7 @@ pub struct Summary {
     /// The benchmark's name.
     pub benchmark_name: String,
     /// The `run` object: git commit and ref, trigger, host.
-    pub run: Value,
+    pub run: SummaryRun,
     /// The scores, or the plain numbers.
     pub verdict: Verdict,
     /// How the load went, when the run had a load model (bench's `executor`).
@@ -139,37 +140,37 @@ impl Summary {
         }
     }
 
-    /// The `summary.json` object.
-    pub(crate) fn to_json(&self) -> Value {
-        let mut summary = Map::new();
-        summary.insert("run".into(), self.run.clone());
-        match &self.verdict {
+    /// The `summary.json` document.
+    pub fn to_document(&self) -> SummaryDocument {
+        let (results, scoring, participants) = match &self.verdict {
             Verdict::Scored { results, scoring } => {
-                let results = serde_json::to_value(results).expect("rows serialize");
-                summary.insert("results".into(), results);
-                summary.insert("scoring".into(), scoring.clone());
+                (Some(results.clone()), Some(scoring.clone()), None)
             }
             Verdict::Unscored(participants) => {
-                let participants = participants.iter().map(ParticipantStats::to_json);
-                summary.insert("participants".into(), participants.collect());
+                let numbers = participants.iter().map(ParticipantStats::to_numbers);
+                (None, None, Some(numbers.collect()))
             }
+        };
+        SummaryDocument {
+            run: self.run.clone(),
+            results,
+            scoring,
+            participants,
+            percentile_method: PERCENTILE_METHOD.into(),
+            load: self.load.as_ref().map(LoadSummary::to_section),
+            // A stopped run says so at the top too, not only in the `run` object it sends.
+            interrupted: self.run.interrupted,
         }
-        summary.insert("percentileMethod".into(), PERCENTILE_METHOD.into());
-        if let Some(load) = &self.load {
-            summary.insert("load".into(), load.to_json());
-        }
-        // A stopped run says so at the top too, not only in the `run` object it sends.
-        if self.run.get("interrupted") == Some(&Value::Bool(true)) {
-            summary.insert("interrupted".into(), true.into());
-        }
-        Value::Object(summary)
+    }
+
+    /// The `summary.json` object.
+    pub(crate) fn to_json(&self) -> Value {
+        serde_json::to_value(self.to_document()).expect("a summary serializes")
     }
 
     /// The text of `summary.json`: pretty-printed with a final newline.
     pub(crate) fn to_json_text(&self) -> String {
-        let mut text = serde_json::to_string_pretty(&self.to_json()).expect("JSON serializes");
-        text.push('\n');
-        text
+        self.to_document().to_json_text()
     }
 }
 
@@ -307,5 +308,21 @@ mod tests {
         assert!(error
             .to_string()
             .starts_with("Scoring spec weights sum to 0.800, expected 1.0 (±0.01)."));
+    }
+
+    #[test]
+    fn a_written_summary_reads_back_as_the_same_document_and_bytes() {
+        let scoring = json!({"metrics": [
+            {"key": "uploadMs", "unit": "ms", "ceiling": 1000, "weights": {"median": 1, "p95": 0, "p99": 0}}
+        ]});
+        let mut stopped = manifest(None);
+        stopped.interrupted = true;
+        for manifest in [manifest(Some(scoring)), manifest(None), stopped] {
+            let summary = Summary::new(&manifest, tally(&manifest)).unwrap();
+            let text = summary.to_json_text();
+            let document = SummaryDocument::from_json_text(&text).unwrap();
+            assert_eq!(document, summary.to_document());
+            assert_eq!(document.to_json_text(), text);
+        }
     }
 }

@@ -284,7 +284,7 @@ mod tests {
         Summary {
             benchmark_slug: "s".into(),
             benchmark_name: "S".into(),
-            run: json!({}),
+            run: Default::default(),
             verdict,
             load: None,
         }

@@ -339,7 +339,7 @@ pub struct LoadManifest {
     /// The executor's config name.
     pub executor: String,
     /// How long each participant's arrivals (or its closed loop) last, in milliseconds.
-    #[serde(serialize_with = "js::serialize_number")]
+    #[serde(serialize_with = "js::number_serde::serialize")]
     pub duration_ms: f64,
     /// Tasks each participant is due to start (open models).
     #[serde(default, skip_serializing_if = "Option::is_none")]

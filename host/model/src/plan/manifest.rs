@@ -97,7 +97,7 @@ pub struct RunConfig {
     /// Max tasks in flight.
     pub concurrency: u32,
     /// Ramp delay in milliseconds.
-    #[serde(serialize_with = "js::serialize_number")]
+    #[serde(serialize_with = "js::number_serde::serialize")]
     pub stagger_delay_ms: f64,
     /// Ordering across participants.
     pub group_by: GroupBy,
@@ -243,8 +243,14 @@ pub struct Origin {
     /// The branch or ref, when known.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub git_ref: Option<String>,
-    /// The CI event, or `manual`.
+    /// The CI event, or `manual` (also when a document leaves it out).
+    #[serde(default = "manual_trigger")]
     pub triggered_by: String,
+}
+
+/// What triggered a run nobody says triggered.
+fn manual_trigger() -> String {
+    "manual".into()
 }
 
 impl Default for Origin {
@@ -253,7 +259,7 @@ impl Default for Origin {
         Self {
             git_sha: None,
             git_ref: None,
-            triggered_by: "manual".into(),
+            triggered_by: manual_trigger(),
         }
     }
 }

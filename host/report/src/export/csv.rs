@@ -124,7 +124,7 @@ mod tests {
         let summary = Summary {
             benchmark_slug: "s".into(),
             benchmark_name: "S".into(),
-            run: json!({}),
+            run: Default::default(),
             verdict: Verdict::Scored {
                 results: vec![
                     SummaryRow {

@@ -47,7 +47,8 @@ impl Exporter for HtmlExporter {
             None => None,
         };
         let header = RunHeader::of_manifest(&manifest);
-        let data = page.finish(&header, &summary.to_json(), system, &logs);
+        let summary_json = summary.to_json();
+        let data = page.finish(&header, &summary_json, system, &logs);
         let title = format!("{} · {}", summary.benchmark_name, manifest.run_id);
         out.write_all(page::render(&title, &data, Scripts::Inline, &[]).as_bytes())?;
         Ok(())

@@ -210,7 +210,7 @@ mod tests {
         let summary = Summary {
             benchmark_slug: "s".into(),
             benchmark_name: "Q&A".into(),
-            run: json!({}),
+            run: Default::default(),
             verdict: Verdict::Unscored(vec![ParticipantStats {
                 participant: "p".into(),
                 tasks: 2,
@@ -272,7 +272,7 @@ mod tests {
         let summary = Summary {
             benchmark_slug: "s".into(),
             benchmark_name: "S".into(),
-            run: json!({}),
+            run: Default::default(),
             verdict: Verdict::Unscored(vec![stats("b"), stats("a"), stats("idle")]),
             load: None,
         };

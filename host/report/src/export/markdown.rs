@@ -75,14 +75,13 @@ mod tests {
     use super::*;
     use crate::participants::ParticipantStats;
     use crate::summary::Verdict;
-    use serde_json::json;
 
     #[test]
     fn a_heading_a_table_and_a_note() {
         let summary = Summary {
             benchmark_slug: "s".into(),
             benchmark_name: "A|B <test>".into(),
-            run: json!({}),
+            run: Default::default(),
             verdict: Verdict::Unscored(vec![ParticipantStats {
                 participant: "x|y".into(),
                 tasks: 2,

@@ -6,7 +6,7 @@
 //! links both scripts from its own origin and sends its policy as a header.
 
 use base64::Engine as _;
-use serde_json::Value;
+use serde::Serialize;
 use sha2::{Digest, Sha256};
 
 /// Apache ECharts, minified (see `assets/vendor/echarts/README.md`).
@@ -34,7 +34,12 @@ pub enum Scripts<'a> {
 
 /// The HTML page showing `data` (a run page's data, or a dashboard page's) titled `title`,
 /// with a bar of `links` (label, href) above it.
-pub fn render(title: &str, data: &Value, scripts: Scripts<'_>, links: &[(&str, &str)]) -> String {
+pub fn render(
+    title: &str,
+    data: &impl Serialize,
+    scripts: Scripts<'_>,
+    links: &[(&str, &str)],
+) -> String {
     let (policy, scripts) = match scripts {
         Scripts::Inline => {
             let policy = format!(
@@ -91,7 +96,7 @@ fn script_hash(script: &str) -> String {
 
 /// JSON that cannot end its `<script>` element or open a comment: `<`, `>` and `&` written
 /// as `\u` escapes (the same value to `JSON.parse`).
-fn script_json(data: &Value) -> String {
+fn script_json(data: &impl Serialize) -> String {
     let text = serde_json::to_string(data).expect("JSON serializes");
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
@@ -129,7 +134,7 @@ mod tests {
         let end = start + page[start..].find("</script>").unwrap();
         let inline = &page[start..end];
         assert!(!inline.contains('<') && !inline.contains('>'), "{inline}");
-        let parsed: Value = serde_json::from_str(inline).unwrap();
+        let parsed: serde_json::Value = serde_json::from_str(inline).unwrap();
         assert_eq!(parsed, data);
     }
 

@@ -7,9 +7,14 @@
 //! it shows a sample), metric and step names, error codes and messages are capped in number
 //! and length.
 
+mod data;
 mod document;
 mod sample;
 
+pub use data::{
+    Distribution, FailureCode, FailureGroups, MetricDistribution, PageData, ParticipantSteps,
+    StepMeans, TaskCounts, Timeline,
+};
 pub use document::{escape_html, render, Scripts, CHARTS_JS, PAGE_JS, STYLES};
 
 use super::input::{self, Line, MAX_LINE_BYTES};
@@ -18,6 +23,7 @@ use bench_model::plan::RunManifest;
 use bench_model::record::TaskRecord;
 use chrono::DateTime;
 use sample::EvenSample;
+use serde::Serialize;
 use serde_json::{json, Map, Value};
 use std::collections::{BTreeMap, HashMap};
 use std::fs::File;
@@ -58,7 +64,8 @@ pub const LOG_TAIL_BYTES: u64 = 32 * 1024;
 const GUEST_CPU: &str = "guestCpuMs";
 
 /// Who ran, when, at which commit and with which knobs: the page's header.
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct RunHeader {
     /// The benchmark's name.
     pub benchmark_name: String,
@@ -109,23 +116,10 @@ impl RunHeader {
         }
         knobs
     }
-
-    fn to_json(&self) -> Value {
-        json!({
-            "benchmarkName": self.benchmark_name,
-            "benchmarkSlug": self.benchmark_slug,
-            "runId": self.run_id,
-            "startedAt": self.started_at,
-            "completedAt": self.completed_at,
-            "gitSha": self.git_sha,
-            "gitRef": self.git_ref,
-            "knobs": self.knobs,
-        })
-    }
 }
 
 /// One participant's log, or its end.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct LogTail {
     /// The participant.
     pub participant: String,
@@ -290,13 +284,13 @@ impl RunPage {
     /// The page's data: `header`, `summary` (what `summary.json` holds), the system
     /// metrics samples (`metrics.jsonl` lines, see [`system_metrics`]) and the participant
     /// logs, with what the records gave.
-    pub fn finish(
+    pub fn finish<'a>(
         mut self,
-        header: &RunHeader,
-        summary: &Value,
+        header: &'a RunHeader,
+        summary: &'a Value,
         system: Option<Value>,
-        logs: &[LogTail],
-    ) -> Value {
+        logs: &'a [LogTail],
+    ) -> PageData<'a> {
         if !self.coarse_latency {
             for participant in &mut self.participants {
                 let fine = EvenSample::new(MAX_DISTRIBUTION_SAMPLES);
@@ -304,66 +298,61 @@ impl RunPage {
                     std::mem::replace(&mut participant.fine_latency, fine);
             }
         }
-        let names: Vec<&str> = self.participants.iter().map(|p| p.name.as_str()).collect();
-        let distributions: Vec<Value> = self
+        let names: Vec<String> = self.participants.iter().map(|p| p.name.clone()).collect();
+        let distributions = self
             .metric_names
             .iter()
             .enumerate()
-            .map(|(metric, name)| {
-                let rows: Vec<Value> = self
+            .map(|(metric, name)| MetricDistribution {
+                metric: name.clone(),
+                participants: self
                     .participants
                     .iter()
                     .map(|p| distribution(&p.name, p.distributions[metric].clone()))
-                    .collect();
-                json!({"metric": name, "participants": rows})
+                    .collect(),
             })
-            .filter(|metric| {
-                metric["participants"]
-                    .as_array()
-                    .is_some_and(|rows| rows.iter().any(|row| row["count"] != 0))
-            })
+            .filter(|metric| metric.participants.iter().any(|row| row.count != 0))
             .collect();
-        let steps: Vec<Value> = self
+        let coarse_steps = self.coarse_steps;
+        let steps = self
             .participants
             .iter()
-            .map(|p| {
-                let means: Vec<Value> = p
+            .map(|p| ParticipantSteps {
+                participant: p.name.clone(),
+                mean_ms: p
                     .steps
                     .iter()
                     .map(|totals| {
-                        let sum = if self.coarse_steps {
+                        let sum = if coarse_steps {
                             totals.sum
                         } else {
                             totals.fine_sum
                         };
-                        if totals.count == 0 {
-                            Value::Null
-                        } else {
-                            json!(round3(sum / totals.count as f64))
-                        }
+                        (totals.count != 0).then(|| round3(sum / totals.count as f64))
                     })
-                    .collect();
-                let counts: Vec<u64> = p.steps.iter().map(|totals| totals.count).collect();
-                json!({"participant": p.name, "meanMs": means, "counts": counts})
+                    .collect(),
+                counts: p.steps.iter().map(|totals| totals.count).collect(),
             })
             .collect();
-        let tasks: u64 = self.participants.iter().map(|p| p.tasks).sum();
-        let succeeded: u64 = self.participants.iter().map(|p| p.succeeded).sum();
-        json!({
-            "header": header.to_json(),
-            "summary": summary,
-            "participants": names,
-            "tasks": {"total": tasks, "succeeded": succeeded},
-            "distributions": distributions,
-            "steps": {"names": self.step_names, "participants": steps},
-            "namesLeftOut": self.names_left_out,
-            "timeline": timeline(self.timeline, &names),
-            "failures": self.failures.to_json(),
-            "system": system,
-            "logs": logs.iter().map(|log| json!({
-                "participant": log.participant, "text": log.text, "cut": log.cut,
-            })).collect::<Vec<_>>(),
-        })
+        PageData {
+            header,
+            summary,
+            tasks: TaskCounts {
+                total: self.participants.iter().map(|p| p.tasks).sum(),
+                succeeded: self.participants.iter().map(|p| p.succeeded).sum(),
+            },
+            distributions,
+            steps: StepMeans {
+                names: self.step_names,
+                participants: steps,
+            },
+            names_left_out: self.names_left_out,
+            timeline: timeline(self.timeline, names.len()),
+            failures: self.failures.groups(),
+            participants: names,
+            system,
+            logs,
+        }
     }
 
     fn index(&mut self, name: &str) -> usize {
@@ -436,16 +425,20 @@ impl Failures {
         }
     }
 
-    fn to_json(&self) -> Value {
+    fn groups(&self) -> FailureGroups {
         let mut groups: Vec<(&String, &FailureGroup)> = self.by_code.iter().collect();
         groups.sort_by(|a, b| b.1.count.cmp(&a.1.count).then(a.0.cmp(b.0)));
-        let groups: Vec<Value> = groups
-            .into_iter()
-            .map(|(code, group)| {
-                json!({"errorCode": code, "count": group.count, "examples": group.examples})
-            })
-            .collect();
-        json!({"groups": groups, "otherCodes": self.other_codes})
+        FailureGroups {
+            groups: groups
+                .into_iter()
+                .map(|(code, group)| FailureCode {
+                    error_code: code.clone(),
+                    count: group.count,
+                    examples: group.examples.clone(),
+                })
+                .collect(),
+            other_codes: self.other_codes,
+        }
     }
 }
 
@@ -463,7 +456,7 @@ fn numbers(value: &Value) -> Vec<f64> {
 }
 
 /// A participant's five-number summary of a sample (nearest-rank quartiles).
-fn distribution(participant: &str, sample: EvenSample<f64>) -> Value {
+fn distribution(participant: &str, sample: EvenSample<f64>) -> Distribution {
     let seen = sample.seen();
     let sampled = sample.is_sampled();
     let mut values = sample.into_kept();
@@ -473,30 +466,33 @@ fn distribution(participant: &str, sample: EvenSample<f64>) -> Value {
         let index = ((q * n as f64).ceil() as usize).clamp(1, n) - 1;
         round3(values[index])
     };
-    let five = if values.is_empty() {
-        Value::Null
-    } else {
-        json!([
+    let five_numbers = (!values.is_empty()).then(|| {
+        [
             round3(values[0]),
             rank(0.25),
             rank(0.5),
             rank(0.75),
-            round3(values[values.len() - 1])
-        ])
-    };
-    json!({"participant": participant, "count": seen, "sampled": sampled, "box": five})
+            round3(values[values.len() - 1]),
+        ]
+    });
+    Distribution {
+        participant: participant.to_owned(),
+        count: seen,
+        sampled,
+        five_numbers,
+    }
 }
 
 /// The timeline: tasks in milliseconds from the first start, each on the first lane of its
 /// participant free at its start (so lanes show how many ran at once).
-fn timeline(sample: EvenSample<TimelineTask>, names: &[&str]) -> Value {
+fn timeline(sample: EvenSample<TimelineTask>, participants: usize) -> Timeline {
     let seen = sample.seen();
     let sampled = sample.is_sampled();
     let mut tasks = sample.into_kept();
     tasks.sort_by(|a, b| a.start_ms.total_cmp(&b.start_ms));
     let origin = tasks.first().map_or(0.0, |task| task.start_ms);
-    let mut lanes: Vec<Vec<f64>> = vec![Vec::new(); names.len()];
-    let rows: Vec<Value> = tasks
+    let mut lanes: Vec<Vec<f64>> = vec![Vec::new(); participants];
+    let rows = tasks
         .iter()
         .map(|task| {
             let ends = &mut lanes[task.participant];
@@ -508,18 +504,16 @@ fn timeline(sample: EvenSample<TimelineTask>, names: &[&str]) -> Value {
                 }
             };
             ends[lane] = task.end_ms.max(task.start_ms);
-            json!([
-                task.participant,
-                lane,
-                task.task_index,
-                task.start_ms - origin,
-                task.end_ms - origin,
-                task.ok
-            ])
+            let (start, end) = (task.start_ms - origin, task.end_ms - origin);
+            (task.participant, lane, task.task_index, start, end, task.ok)
         })
         .collect();
-    let lanes: Vec<usize> = lanes.iter().map(Vec::len).collect();
-    json!({"total": seen, "sampled": sampled, "lanes": lanes, "tasks": rows})
+    Timeline {
+        total: seen,
+        sampled,
+        lanes: lanes.iter().map(Vec::len).collect(),
+        tasks: rows,
+    }
 }
 
 /// Milliseconds since the epoch of an ISO timestamp.
@@ -688,7 +682,8 @@ mod tests {
             benchmark_name: "N".into(),
             ..RunHeader::default()
         };
-        let data = page.finish(&header, &json!({"results": []}), None, &[]);
+        let data =
+            serde_json::to_value(page.finish(&header, &json!({"results": []}), None, &[])).unwrap();
         assert_eq!(data["participants"], json!(["b", "a"]));
         assert_eq!(data["tasks"], json!({"total": 4, "succeeded": 2}));
         assert_eq!(data["header"]["benchmarkName"], "N");
@@ -733,7 +728,9 @@ mod tests {
         busy.guest_cpu_us = Some(600.0);
         page.add("a", &busy);
         page.add("b", &timed(1, Some(900.0), Some(900.0)));
-        let data = page.finish(&RunHeader::default(), &Value::Null, None, &[]);
+        let data =
+            serde_json::to_value(page.finish(&RunHeader::default(), &Value::Null, None, &[]))
+                .unwrap();
         let metrics: Vec<&Value> = data["distributions"]
             .as_array()
             .unwrap()
@@ -751,7 +748,9 @@ mod tests {
         let mut page = RunPage::new();
         page.add("a", &timed(0, Some(120.0), Some(40.0)));
         page.add("b", &timed(1, Some(250.0), Some(60.0)));
-        let data = page.finish(&RunHeader::default(), &Value::Null, None, &[]);
+        let data =
+            serde_json::to_value(page.finish(&RunHeader::default(), &Value::Null, None, &[]))
+                .unwrap();
         let boxes = &data["distributions"][0]["participants"];
         assert_eq!(boxes[0]["box"], json!([0.12, 0.12, 0.12, 0.12, 0.12]));
         assert_eq!(boxes[1]["box"], json!([0.25, 0.25, 0.25, 0.25, 0.25]));
@@ -760,7 +759,9 @@ mod tests {
         let mut page = RunPage::new();
         page.add("a", &timed(0, Some(120.0), Some(40.0)));
         page.add("b", &timed(1, None, None));
-        let data = page.finish(&RunHeader::default(), &Value::Null, None, &[]);
+        let data =
+            serde_json::to_value(page.finish(&RunHeader::default(), &Value::Null, None, &[]))
+                .unwrap();
         let boxes = &data["distributions"][0]["participants"];
         assert_eq!(
             boxes[0]["box"],
@@ -790,7 +791,9 @@ mod tests {
                 &record(0, Status::Success, Value::Object(data), "", ""),
             );
         }
-        let data = page.finish(&RunHeader::default(), &Value::Null, None, &[]);
+        let data =
+            serde_json::to_value(page.finish(&RunHeader::default(), &Value::Null, None, &[]))
+                .unwrap();
         assert_eq!(
             data["distributions"].as_array().unwrap().len(),
             MAX_METRICS + 1

@@ -1,6 +1,7 @@
 //! Summary rows (upstream `BenchmarkScoreResult`) and their JSON shape: keys in upstream's
 //! order, numbers printed as JavaScript prints them (`75`, not `75.0`).
 
+use bench_model::js;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
@@ -12,13 +13,13 @@ pub struct MetricSummary {
     /// Unit (`""` when none is declared).
     pub unit: String,
     /// Median of the (trimmed) samples.
-    #[serde(with = "js_number")]
+    #[serde(with = "js::number_serde")]
     pub median: f64,
     /// Nearest-rank 95th percentile.
-    #[serde(with = "js_number")]
+    #[serde(with = "js::number_serde")]
     pub p95: f64,
     /// Nearest-rank 99th percentile.
-    #[serde(with = "js_number")]
+    #[serde(with = "js::number_serde")]
     pub p99: f64,
 }
 
@@ -33,29 +34,13 @@ pub struct SummaryRow {
     /// Metrics that had samples, in spec order.
     pub metrics: Vec<MetricSummary>,
     /// Weighted 0–100 score scaled by the success rate, rounded to 2 decimals.
-    #[serde(with = "js_number")]
+    #[serde(with = "js::number_serde")]
     pub composite_score: f64,
     /// Passing records / all records (0 without records), not rounded.
-    #[serde(with = "js_number")]
+    #[serde(with = "js::number_serde")]
     pub success_rate: f64,
     /// True when the participant (or group) has no records.
     pub skipped: bool,
-}
-
-/// Numbers as JavaScript's `JSON.stringify` writes them: integral values without a
-/// fraction, non-finite values as `null` (read back as NaN).
-mod js_number {
-    use serde::{Deserialize, Deserializer, Serialize, Serializer};
-
-    /// Writes `x` as JavaScript would.
-    pub(crate) fn serialize<S: Serializer>(x: &f64, serializer: S) -> Result<S::Ok, S::Error> {
-        bench_model::js::number(*x).serialize(serializer)
-    }
-
-    /// Reads a number, or `null` as NaN.
-    pub(crate) fn deserialize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<f64, D::Error> {
-        Ok(Option::<f64>::deserialize(deserializer)?.unwrap_or(f64::NAN))
-    }
 }
 
 #[cfg(test)]

@@ -14,11 +14,12 @@ use crate::serve::refusal::Refusal;
 use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, Uri};
 use axum::response::Response;
-use bench_model::plan::{ComponentInfo, HostInfo, Origin, RunManifest};
+use bench_model::plan::{ComponentInfo, HostInfo, RunManifest};
 use bench_model::record::TaskRecord;
 use bench_report::compare::{
     self, BootstrapSettings, CompareSettings, RunSampleCollector, RunSamples,
 };
+use bench_report::summary_document::SummaryRun;
 use serde::Deserialize;
 use serde_json::{json, Value};
 
@@ -160,7 +161,7 @@ fn manifest(run: &Run, summary: &Value, config: &Value) -> Result<RunManifest, R
             run.id
         ))
     })?;
-    let text = |key: &str| summary[key].as_str().map(str::to_owned);
+    let summary_run = SummaryRun::from_stored(summary);
     Ok(RunManifest {
         run_config,
         display: config.get("display").cloned(),
@@ -172,16 +173,12 @@ fn manifest(run: &Run, summary: &Value, config: &Value) -> Result<RunManifest, R
             size_bytes: 0,
         },
         host: HostInfo {
-            bench_version: text("benchVersion").unwrap_or_default(),
-            wasmtime_version: text("wasmtimeVersion").unwrap_or_default(),
-            os: text("platform").unwrap_or_default(),
-            arch: text("arch").unwrap_or_default(),
+            bench_version: summary_run.bench_version,
+            wasmtime_version: summary_run.wasmtime_version,
+            os: summary_run.platform,
+            arch: summary_run.arch,
         },
-        origin: Origin {
-            git_sha: text("gitSha"),
-            git_ref: text("gitRef"),
-            triggered_by: text("triggeredBy").unwrap_or_else(|| "manual".into()),
-        },
+        origin: summary_run.origin,
         completed_at: None,
         tasks: None,
         log_files: Default::default(),

@@ -17,6 +17,7 @@ use bench_report::page::{
     self, render, LogTail, RunHeader, RunPage, Scripts, CHARTS_JS, LOG_TAIL_BYTES, MAX_LOGS,
     PAGE_JS,
 };
+use bench_report::summary_document::SummaryRun;
 use serde_json::{json, Map, Value};
 use std::collections::HashMap;
 
@@ -287,7 +288,8 @@ impl RunReading {
     fn finish(self, page: RunPage) -> Value {
         // Each upload's end is at most 4 MiB: no line is too long.
         let system = page::system_metrics(&self.metrics[..]).ok().flatten();
-        page.finish(&self.header, &self.summary, system, &self.logs)
+        let data = page.finish(&self.header, &self.summary, system, &self.logs);
+        serde_json::to_value(data).expect("a page's data serializes")
     }
 }
 
@@ -341,6 +343,7 @@ fn read_run(store: &Store, slug: &str, run_id: &str) -> Result<RunReading, Refus
 fn run_header(results: &RunResults, benchmark_name: &str) -> RunHeader {
     let run = &results.run;
     let text = |value: &Value| value.as_str().map(str::to_owned);
+    let origin = SummaryRun::from_stored(&results.summary).origin;
     RunHeader {
         benchmark_name: text(&run.config["benchmarkName"])
             .unwrap_or_else(|| benchmark_name.to_owned()),
@@ -348,8 +351,8 @@ fn run_header(results: &RunResults, benchmark_name: &str) -> RunHeader {
         run_id: run.id.clone(),
         started_at: Some(run.created_at.clone()),
         completed_at: None,
-        git_sha: text(&results.summary["gitSha"]),
-        git_ref: text(&results.summary["gitRef"]),
+        git_sha: origin.git_sha,
+        git_ref: origin.git_ref,
         knobs: RunHeader::knobs_of(&run.config),
     }
 }
