@@ -3,7 +3,7 @@
 //! a table, or pretty JSON with `--json`/`--format json`. Exit codes: 0, 1 for API errors
 //! (`API error: <message>` then the response body), 2 for auth errors.
 
-use super::api::paths::{self, fill};
+use super::api::paths;
 use super::auth::{self, AuthError, Overrides};
 use super::client::{ApiError, Client, Retry};
 use super::files::{write_atomically, Access};
@@ -108,10 +108,6 @@ pub async fn run(query: &Query, overrides: &Overrides, format: Format) -> ExitCo
 async fn execute(query: &Query, overrides: &Overrides, format: Format) -> Result<(), Failure> {
     let auth = auth::resolve(overrides).await.map_err(Failure::Auth)?;
     let client = Client::new(&auth, Retry::default()).map_err(Failure::Api)?;
-    let get = |path: String, query: Vec<(&'static str, String)>| {
-        let client = &client;
-        async move { client.get(&path, &query).await.map_err(Failure::Api) }
-    };
     let page = |limit: &Option<u32>, offset: &Option<u32>| {
         let mut query = Vec::new();
         if let Some(limit) = limit {
@@ -124,7 +120,7 @@ async fn execute(query: &Query, overrides: &Overrides, format: Format) -> Result
     };
     match query {
         Query::AuthStatus => {
-            let me = get(paths::ME.into(), vec![]).await?;
+            let me = read(&client, paths::ME, &[], &[]).await?;
             let status = json!({
                 "user": me["user"],
                 "activeOrganization": me["activeOrganization"],
@@ -133,7 +129,7 @@ async fn execute(query: &Query, overrides: &Overrides, format: Format) -> Result
             print(&status, format, &[]);
         }
         Query::Benchmarks { limit, offset } => {
-            let answer = get(paths::BENCHMARKS.into(), page(limit, offset)).await?;
+            let answer = read(&client, paths::BENCHMARKS, &[], &page(limit, offset)).await?;
             print(&answer["items"], format, &["slug", "name", "updatedAt"]);
         }
         Query::Artifacts {
@@ -141,11 +137,11 @@ async fn execute(query: &Query, overrides: &Overrides, format: Format) -> Result
             run_id,
             worker_id,
         } => {
-            let path = match worker_id {
-                Some(worker) => fill(paths::WORKER_ARTIFACTS, &[slug, run_id, worker]),
-                None => fill(paths::RUN_ARTIFACTS, &[slug, run_id]),
+            let (template, segments) = match worker_id {
+                Some(worker) => (paths::WORKER_ARTIFACTS, vec![slug.as_str(), run_id, worker]),
+                None => (paths::RUN_ARTIFACTS, vec![slug.as_str(), run_id]),
             };
-            let answer = get(path, vec![]).await?;
+            let answer = read(&client, template, &segments, &[]).await?;
             print(
                 &answer["items"],
                 format,
@@ -157,7 +153,7 @@ async fn execute(query: &Query, overrides: &Overrides, format: Format) -> Result
             limit,
             offset,
         } => {
-            let answer = get(fill(paths::RUNS, &[slug]), page(limit, offset)).await?;
+            let answer = read(&client, paths::RUNS, &[slug], &page(limit, offset)).await?;
             print(
                 &answer["items"],
                 format,
@@ -165,29 +161,29 @@ async fn execute(query: &Query, overrides: &Overrides, format: Format) -> Result
             );
         }
         Query::Run { slug, run_id } => {
-            let answer = get(fill(paths::RUN, &[slug, run_id]), vec![]).await?;
+            let answer = read(&client, paths::RUN, &[slug, run_id], &[]).await?;
             print(&answer["run"], format, &[]);
         }
         Query::Results {
             slug,
             run_id: Some(run_id),
         } => {
-            let answer = get(fill(paths::RUN_RESULTS, &[slug, run_id]), vec![]).await?;
+            let answer = read(&client, paths::RUN_RESULTS, &[slug, run_id], &[]).await?;
             match format {
                 Format::Json => print(&answer, format, &[]),
                 Format::Table => print(&rows(&answer["results"]), format, &[]),
             }
         }
         Query::Results { slug, run_id: None } => {
-            let answer = get(fill(paths::BENCHMARK_RESULTS, &[slug]), vec![]).await?;
+            let answer = read(&client, paths::BENCHMARK_RESULTS, &[slug], &[]).await?;
             print(&answer["items"], format, &["runId", "runName"]);
         }
         Query::Export { slug, run_id, out } => {
             let out = out.clone().unwrap_or_else(|| PathBuf::from("."));
             let (path, document) = match run_id {
                 Some(run_id) => {
-                    let run = get(fill(paths::RUN, &[slug, run_id]), vec![]).await?;
-                    let results = get(fill(paths::RUN_RESULTS, &[slug, run_id]), vec![]).await?;
+                    let run = read(&client, paths::RUN, &[slug, run_id], &[]).await?;
+                    let results = read(&client, paths::RUN_RESULTS, &[slug, run_id], &[]).await?;
                     let document = json!({
                         "benchmarkSlug": slug,
                         "runId": run_id,
@@ -197,9 +193,9 @@ async fn execute(query: &Query, overrides: &Overrides, format: Format) -> Result
                     (out.join(format!("{slug}-{run_id}.json")), document)
                 }
                 None => {
-                    let benchmark = get(fill(paths::BENCHMARK, &[slug]), vec![]).await?;
-                    let runs = get(fill(paths::RUNS, &[slug]), vec![]).await?;
-                    let results = get(fill(paths::BENCHMARK_RESULTS, &[slug]), vec![]).await?;
+                    let benchmark = read(&client, paths::BENCHMARK, &[slug], &[]).await?;
+                    let runs = read(&client, paths::RUNS, &[slug], &[]).await?;
+                    let results = read(&client, paths::BENCHMARK_RESULTS, &[slug], &[]).await?;
                     let document = json!({
                         "benchmarkSlug": slug,
                         "benchmark": benchmark["benchmark"],
@@ -214,6 +210,17 @@ async fn execute(query: &Query, overrides: &Overrides, format: Format) -> Result
         }
     }
     Ok(())
+}
+
+/// `GET` of a read path, the answer as it came.
+async fn read(
+    client: &Client,
+    template: &'static str,
+    segments: &[&str],
+    query: &[(&str, String)],
+) -> Result<Value, Failure> {
+    let answer = client.get(template, segments, query).await;
+    answer.map_err(Failure::Api)
 }
 
 fn write_json(path: &Path, value: &Value) -> std::io::Result<()> {
