@@ -280,7 +280,7 @@ impl<P: Platform> Client<P> {
             body,
         };
         let (text, attempts) = self.with_retries(retry, &request).await?;
-        Ok((decode(&text)?, attempts))
+        Ok((decode(endpoint, &text)?, attempts))
     }
 
     /// PUTs raw bytes to a presigned upload URL (no credentials).
@@ -366,12 +366,32 @@ fn encode(body: Option<&(impl Serialize + ?Sized)>) -> Result<Option<Bytes>, Api
         .map_err(|error| ApiError::Protocol(format!("Cannot encode the request: {error}")))
 }
 
-/// An answer (`{}` when empty) read as `A`.
-fn decode<A: DeserializeOwned>(text: &str) -> Result<A, ApiError> {
+/// An answer of `endpoint` (`{}` when empty) read as `A`: fields it does not know are
+/// ignored; one it needs that is missing or of another type is named by its path.
+fn decode<A: DeserializeOwned>(endpoint: Endpoint, text: &str) -> Result<A, ApiError> {
     let text = if text.trim().is_empty() { "{}" } else { text };
-    serde_json::from_str(text).map_err(|error| {
-        ApiError::Protocol(format!("The platform answered with invalid JSON: {error}"))
-    })
+    let invalid = |error: serde_json::Error| {
+        ApiError::Protocol(format!(
+            "The platform answered {endpoint} with invalid JSON: {error}"
+        ))
+    };
+    let mut deserializer = serde_json::Deserializer::from_str(text);
+    let answer = serde_path_to_error::deserialize(&mut deserializer).map_err(|error| {
+        let field = error.path().to_string();
+        let error = error.into_inner();
+        if error.is_syntax() || error.is_eof() {
+            return invalid(error);
+        }
+        let at = match field.as_str() {
+            "." => String::new(),
+            field => format!(" at `{field}`"),
+        };
+        ApiError::Protocol(format!(
+            "The platform's answer to {endpoint} does not fit the API{at}: {error}"
+        ))
+    })?;
+    deserializer.end().map_err(invalid)?;
+    Ok(answer)
 }
 
 fn status_error(status: u16, body: String) -> ApiError {
@@ -495,6 +515,43 @@ mod tests {
         client: &Client<Arc<FakePlatform>>,
     ) -> Result<crate::api::types::RunAnswer, ApiError> {
         client.get(crate::api::paths::RUN, &["s", "r 1"], &[]).await
+    }
+
+    #[tokio::test]
+    async fn an_answer_that_does_not_fit_names_the_endpoint_and_the_field() {
+        let body = |text: &str| [Scripted::Body(text.into())];
+        let client = scripted(
+            Endpoint::Read(crate::api::paths::RUN),
+            body(r#"{"run":{"id":5}}"#),
+        );
+        assert_eq!(
+            read_run(&client).await.unwrap_err().to_string(),
+            "The platform's answer to GET /benchmarks/{slug}/runs/{run_id} does not fit the API at `run.id`: invalid type: integer `5`, expected a string at line 1 column 14"
+        );
+        let client = scripted(
+            Endpoint::ClaimWorker,
+            body(r#"{"assignment":{"taskRange":{"start":"0"}}}"#),
+        );
+        let claim = client
+            .claim_worker("s", "r", "a", &Default::default(), "k")
+            .await
+            .unwrap_err();
+        assert!(
+            claim.to_string().starts_with(
+                "The platform's answer to claimWorker does not fit the API at `assignment.taskRange.start`: invalid type: string \"0\", expected u64"
+            ),
+            "{claim}"
+        );
+        assert!(!claim.is_retryable());
+        let client = scripted(
+            Endpoint::Read(crate::api::paths::RUN),
+            body(r#"{"run":{"id":"r"}} trailing"#),
+        );
+        assert!(read_run(&client)
+            .await
+            .unwrap_err()
+            .to_string()
+            .starts_with("The platform answered GET /benchmarks/{slug}/runs/{run_id} with invalid JSON: trailing characters"));
     }
 
     #[tokio::test]
