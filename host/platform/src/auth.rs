@@ -282,6 +282,38 @@ fn freshness(saved: &Credentials, now: f64) -> Freshness {
     }
 }
 
+/// The answer of `POST <auth>/cli/refresh`: a new access token (`access_token`, else
+/// `token`), perhaps a new refresh token (`refresh_token`, else `refreshToken`), and their
+/// lifetimes in seconds. Other fields are ignored.
+#[derive(Debug, Default, Deserialize)]
+struct Refreshed {
+    access_token: Option<String>,
+    token: Option<String>,
+    refresh_token: Option<String>,
+    #[serde(rename = "refreshToken")]
+    refresh_token_camel: Option<String>,
+    expires_in: Option<f64>,
+    refresh_expires_in: Option<f64>,
+}
+
+impl Refreshed {
+    /// `saved` with what the refresh answered at `now` (ms since the epoch); `None`
+    /// without a new access token.
+    fn applied_to(self, mut saved: Credentials, now: f64) -> Option<Credentials> {
+        saved.token = Some(self.access_token.or(self.token)?);
+        if let Some(refresh) = self.refresh_token.or(self.refresh_token_camel) {
+            saved.refresh_token = Some(refresh);
+        }
+        if let Some(expires_in) = self.expires_in {
+            saved.token_expires_at = Some(now + expires_in * 1000.0);
+        }
+        if let Some(expires_in) = self.refresh_expires_in {
+            saved.refresh_expires_at = Some(now + expires_in * 1000.0);
+        }
+        Some(saved)
+    }
+}
+
 /// Refreshes a saved OAuth token close to expiry (`POST <auth>/cli/refresh`) and saves it.
 async fn refresh_if_needed(mut auth: Auth, now: f64) -> Result<Auth, AuthError> {
     let Some(saved) = auth.saved.clone() else {
@@ -306,26 +338,10 @@ async fn refresh_if_needed(mut auth: Auth, now: f64) -> Result<Auth, AuthError> 
     if !response.status().is_success() {
         return Err(failed());
     }
-    let fresh: serde_json::Value = response.json().await.map_err(|_| failed())?;
-    let text = |keys: [&str; 2]| {
-        keys.iter()
-            .find_map(|key| fresh.get(*key).and_then(|v| v.as_str()).map(String::from))
-    };
-    let seconds = |key: &str| fresh.get(key).and_then(|v| v.as_f64());
-    let token = text(["access_token", "token"]).ok_or_else(failed)?;
-    let mut updated = saved;
-    updated.token = Some(token.clone());
-    if let Some(refresh) = text(["refresh_token", "refreshToken"]) {
-        updated.refresh_token = Some(refresh);
-    }
-    if let Some(expires_in) = seconds("expires_in") {
-        updated.token_expires_at = Some(now + expires_in * 1000.0);
-    }
-    if let Some(expires_in) = seconds("refresh_expires_in") {
-        updated.refresh_expires_at = Some(now + expires_in * 1000.0);
-    }
+    let refreshed: Refreshed = response.json().await.map_err(|_| failed())?;
+    let updated = refreshed.applied_to(saved, now).ok_or_else(failed)?;
     save_credentials(&updated).map_err(|_| failed())?;
-    auth.token = Some(token);
+    auth.token = updated.token.clone();
     auth.refresh_token = updated.refresh_token.clone();
     auth.saved = Some(updated);
     Ok(auth)
@@ -500,6 +516,37 @@ mod tests {
         };
         let auth = resolve(&env, config, None);
         assert_eq!(auth.api_base_url, "https://config.example.com/api/v1");
+    }
+
+    #[test]
+    fn a_refresh_answer_replaces_the_token_and_what_it_names() {
+        let saved = Credentials {
+            token: Some("old".into()),
+            refresh_token: Some("old-refresh".into()),
+            token_expires_at: Some(1.0),
+            refresh_expires_at: Some(2.0),
+            ..Credentials::default()
+        };
+        let answer = |json: serde_json::Value| serde_json::from_value::<Refreshed>(json).unwrap();
+        let full = answer(serde_json::json!({
+            "access_token": "new", "token": "other", "refresh_token": "new-refresh",
+            "expires_in": 60, "refresh_expires_in": 3600, "token_type": "Bearer"
+        }));
+        let updated = full.applied_to(saved.clone(), 1000.0).unwrap();
+        assert_eq!(updated.token.as_deref(), Some("new"));
+        assert_eq!(updated.refresh_token.as_deref(), Some("new-refresh"));
+        assert_eq!(updated.token_expires_at, Some(61_000.0));
+        assert_eq!(updated.refresh_expires_at, Some(3_601_000.0));
+        let short = answer(serde_json::json!({"token": "new", "refreshToken": "camel"}));
+        let updated = short.applied_to(saved.clone(), 1000.0).unwrap();
+        assert_eq!(updated.token.as_deref(), Some("new"));
+        assert_eq!(updated.refresh_token.as_deref(), Some("camel"));
+        assert_eq!(
+            (updated.token_expires_at, updated.refresh_expires_at),
+            (Some(1.0), Some(2.0))
+        );
+        let none = answer(serde_json::json!({"access_token": null, "refresh_token": "r"}));
+        assert_eq!(none.applied_to(saved, 1000.0), None, "no access token");
     }
 
     #[test]

@@ -3,10 +3,12 @@
 //! a table, or pretty JSON with `--json`/`--format json`. Exit codes: 0, 1 for API errors
 //! (`API error: <message>` then the response body), 2 for auth errors.
 
-use super::api::paths::{self, fill};
+use super::api::paths;
+use super::api::types::{BenchmarkAnswer, Items, Me, RunAnswer};
 use super::auth::{self, AuthError, Overrides};
-use super::client::{ApiError, Client, Retry};
+use super::client::{ApiError, Client, HttpPlatform, Platform, Retry};
 use super::files::{write_atomically, Access};
+use serde::de::DeserializeOwned;
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -108,10 +110,7 @@ pub async fn run(query: &Query, overrides: &Overrides, format: Format) -> ExitCo
 async fn execute(query: &Query, overrides: &Overrides, format: Format) -> Result<(), Failure> {
     let auth = auth::resolve(overrides).await.map_err(Failure::Auth)?;
     let client = Client::new(&auth, Retry::default()).map_err(Failure::Api)?;
-    let get = |path: String, query: Vec<(&'static str, String)>| {
-        let client = &client;
-        async move { client.get(&path, &query).await.map_err(Failure::Api) }
-    };
+    let reader = Reader { client: &client };
     let page = |limit: &Option<u32>, offset: &Option<u32>| {
         let mut query = Vec::new();
         if let Some(limit) = limit {
@@ -124,96 +123,136 @@ async fn execute(query: &Query, overrides: &Overrides, format: Format) -> Result
     };
     match query {
         Query::AuthStatus => {
-            let me = get(paths::ME.into(), vec![]).await?;
+            let me: Me<Value, Value> = reader.get(paths::ME, &[], &[]).await?;
             let status = json!({
-                "user": me["user"],
-                "activeOrganization": me["activeOrganization"],
-                "organizations": me["organizations"],
+                "user": me.user,
+                "activeOrganization": me.active_organization,
+                "organizations": me.organizations,
             });
             print(&status, format, &[]);
         }
         Query::Benchmarks { limit, offset } => {
-            let answer = get(paths::BENCHMARKS.into(), page(limit, offset)).await?;
-            print(&answer["items"], format, &["slug", "name", "updatedAt"]);
+            let answer: Items<Value> = reader
+                .get(paths::BENCHMARKS, &[], &page(limit, offset))
+                .await?;
+            print_items(answer, format, &["slug", "name", "updatedAt"]);
         }
         Query::Artifacts {
             slug,
             run_id,
             worker_id,
         } => {
-            let path = match worker_id {
-                Some(worker) => fill(paths::WORKER_ARTIFACTS, &[slug, run_id, worker]),
-                None => fill(paths::RUN_ARTIFACTS, &[slug, run_id]),
+            let answer: Items<Value> = match worker_id {
+                Some(worker) => {
+                    let segments = [slug.as_str(), run_id, worker];
+                    reader.get(paths::WORKER_ARTIFACTS, &segments, &[]).await?
+                }
+                None => {
+                    reader
+                        .get(paths::RUN_ARTIFACTS, &[slug, run_id], &[])
+                        .await?
+                }
             };
-            let answer = get(path, vec![]).await?;
-            print(
-                &answer["items"],
-                format,
-                &["id", "workerId", "kind", "name", "contentType", "sizeBytes"],
-            );
+            let columns = ["id", "workerId", "kind", "name", "contentType", "sizeBytes"];
+            print_items(answer, format, &columns);
         }
         Query::Runs {
             slug,
             limit,
             offset,
         } => {
-            let answer = get(fill(paths::RUNS, &[slug]), page(limit, offset)).await?;
-            print(
-                &answer["items"],
+            let answer: Items<Value> = reader
+                .get(paths::RUNS, &[slug], &page(limit, offset))
+                .await?;
+            print_items(
+                answer,
                 format,
                 &["id", "name", "status", "totalTasks", "createdAt"],
             );
         }
         Query::Run { slug, run_id } => {
-            let answer = get(fill(paths::RUN, &[slug, run_id]), vec![]).await?;
-            print(&answer["run"], format, &[]);
+            let answer: RunAnswer<Value> = reader.get(paths::RUN, &[slug, run_id], &[]).await?;
+            print(&answer.run, format, &[]);
         }
         Query::Results {
             slug,
             run_id: Some(run_id),
         } => {
-            let answer = get(fill(paths::RUN_RESULTS, &[slug, run_id]), vec![]).await?;
+            // Printed as it came: the hosted platform's results have more than this crate's.
+            let answer: Value = reader.get(paths::RUN_RESULTS, &[slug, run_id], &[]).await?;
             match format {
                 Format::Json => print(&answer, format, &[]),
                 Format::Table => print(&rows(&answer["results"]), format, &[]),
             }
         }
         Query::Results { slug, run_id: None } => {
-            let answer = get(fill(paths::BENCHMARK_RESULTS, &[slug]), vec![]).await?;
-            print(&answer["items"], format, &["runId", "runName"]);
+            let answer: Items<Value> = reader.get(paths::BENCHMARK_RESULTS, &[slug], &[]).await?;
+            print_items(answer, format, &["runId", "runName"]);
         }
         Query::Export { slug, run_id, out } => {
             let out = out.clone().unwrap_or_else(|| PathBuf::from("."));
             let (path, document) = match run_id {
-                Some(run_id) => {
-                    let run = get(fill(paths::RUN, &[slug, run_id]), vec![]).await?;
-                    let results = get(fill(paths::RUN_RESULTS, &[slug, run_id]), vec![]).await?;
-                    let document = json!({
-                        "benchmarkSlug": slug,
-                        "runId": run_id,
-                        "run": run["run"],
-                        "results": results,
-                    });
-                    (out.join(format!("{slug}-{run_id}.json")), document)
-                }
-                None => {
-                    let benchmark = get(fill(paths::BENCHMARK, &[slug]), vec![]).await?;
-                    let runs = get(fill(paths::RUNS, &[slug]), vec![]).await?;
-                    let results = get(fill(paths::BENCHMARK_RESULTS, &[slug]), vec![]).await?;
-                    let document = json!({
-                        "benchmarkSlug": slug,
-                        "benchmark": benchmark["benchmark"],
-                        "runs": runs["items"],
-                        "results": results["items"],
-                    });
-                    (out.join(format!("{slug}.json")), document)
-                }
+                Some(run_id) => (
+                    out.join(format!("{slug}-{run_id}.json")),
+                    reader.run_export(slug, run_id).await?,
+                ),
+                None => (
+                    out.join(format!("{slug}.json")),
+                    reader.benchmark_export(slug).await?,
+                ),
             };
             write_json(&path, &document).map_err(Failure::Io)?;
             println!("Exported to {}", path.display());
         }
     }
     Ok(())
+}
+
+/// The reads of the commands, each answer read as the type its endpoint answers.
+struct Reader<'a, P = HttpPlatform> {
+    client: &'a Client<P>,
+}
+
+impl<P: Platform> Reader<'_, P> {
+    async fn get<A: DeserializeOwned>(
+        &self,
+        template: &'static str,
+        segments: &[&str],
+        query: &[(&str, String)],
+    ) -> Result<A, Failure> {
+        let answer = self.client.get(template, segments, query).await;
+        answer.map_err(Failure::Api)
+    }
+
+    /// `export <slug> --run <id>`: `{ benchmarkSlug, runId, run, results }`.
+    async fn run_export(&self, slug: &str, run_id: &str) -> Result<Value, Failure> {
+        let run: RunAnswer<Value> = self.get(paths::RUN, &[slug, run_id], &[]).await?;
+        let results: Value = self.get(paths::RUN_RESULTS, &[slug, run_id], &[]).await?;
+        Ok(json!({
+            "benchmarkSlug": slug,
+            "runId": run_id,
+            "run": run.run,
+            "results": results,
+        }))
+    }
+
+    /// `export <slug>`: `{ benchmarkSlug, benchmark, runs, results }`.
+    async fn benchmark_export(&self, slug: &str) -> Result<Value, Failure> {
+        let benchmark: BenchmarkAnswer<Value> = self.get(paths::BENCHMARK, &[slug], &[]).await?;
+        let runs: Items<Value> = self.get(paths::RUNS, &[slug], &[]).await?;
+        let results: Items<Value> = self.get(paths::BENCHMARK_RESULTS, &[slug], &[]).await?;
+        Ok(json!({
+            "benchmarkSlug": slug,
+            "benchmark": benchmark.benchmark,
+            "runs": runs.items,
+            "results": results.items,
+        }))
+    }
+}
+
+/// Prints the items of a list.
+fn print_items(answer: Items<Value>, format: Format, columns: &[&str]) {
+    print(&Value::Array(answer.items), format, columns);
 }
 
 fn write_json(path: &Path, value: &Value) -> std::io::Result<()> {
@@ -324,6 +363,66 @@ pub fn table(value: &Value, columns: &[&str]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::client::fake::{FakePlatform, Scripted};
+    use crate::client::Endpoint;
+
+    /// A client of a platform that answers each read of `answers` once with its body.
+    fn answering(answers: &[(&'static str, &str)]) -> Client<FakePlatform> {
+        let platform = FakePlatform::default();
+        for (template, body) in answers {
+            platform.script(Endpoint::Read(template), [Scripted::Body(body.to_string())]);
+        }
+        Client::over(platform, "http://platform.test/api/v1", Retry::ONCE)
+    }
+
+    #[tokio::test]
+    async fn an_export_keeps_the_answers_as_they_came() {
+        let client = answering(&[
+            (
+                paths::BENCHMARK,
+                r#"{"benchmark":{"slug":"s","zeta":1,"alpha":{"b":2,"a":1}}}"#,
+            ),
+            (
+                paths::RUNS,
+                r#"{"items":[{"id":"r1","extra":true}],"total":1}"#,
+            ),
+            (paths::BENCHMARK_RESULTS, r#"{"items":[]}"#),
+        ]);
+        let document = Reader { client: &client }.benchmark_export("s").await;
+        let Ok(document) = document else {
+            panic!("no export");
+        };
+        assert_eq!(
+            document.to_string(),
+            r#"{"benchmarkSlug":"s","benchmark":{"slug":"s","zeta":1,"alpha":{"b":2,"a":1}},"runs":[{"id":"r1","extra":true}],"results":[]}"#
+        );
+    }
+
+    #[tokio::test]
+    async fn a_list_that_is_not_a_list_names_the_endpoint_and_the_field() {
+        let client = answering(&[
+            (paths::RUN, r#"{"run":{"id":"r1"}}"#),
+            (paths::RUN_RESULTS, "{}"),
+            (paths::BENCHMARK, r#"{"benchmark":{}}"#),
+            (paths::RUNS, r#"{"items":{"id":"r1"}}"#),
+        ]);
+        let reader = Reader { client: &client };
+        assert!(reader.run_export("s", "r1").await.is_ok());
+        let Err(Failure::Api(error)) = reader.benchmark_export("s").await else {
+            panic!("a map of runs is not a list");
+        };
+        assert_eq!(
+            error.to_string(),
+            "The platform's answer to GET /benchmarks/{slug}/runs does not fit the API at `items`: invalid type: map, expected a sequence at line 1 column 9"
+        );
+        let Err(Failure::Api(missing)) = reader.run_export("s", "r2").await else {
+            panic!("an answer without its run");
+        };
+        assert_eq!(
+            missing.to_string(),
+            "The platform's answer to GET /benchmarks/{slug}/runs/{run_id} does not fit the API: missing field `run` at line 1 column 2"
+        );
+    }
 
     #[test]
     fn tables_align_columns_and_say_when_empty() {

@@ -7,7 +7,7 @@
 //! calls, so whatever was not acknowledged is left to `bench upload`.
 
 use super::api::types::RunSummary;
-use super::client::{ApiError, CreatedRun};
+use super::client::{ApiError, CreatedRun, HttpPlatform, Platform};
 use super::delivery::Delivery;
 use super::tail::RecordsTail;
 use std::time::{Duration, Instant};
@@ -68,8 +68,8 @@ pub(crate) struct Status {
 }
 
 /// The deliverer's side: the delivery and what it knows besides it.
-pub(crate) struct Deliverer {
-    delivery: Delivery,
+pub(crate) struct Deliverer<P = HttpPlatform> {
+    delivery: Delivery<P>,
     tail: RecordsTail,
     status: watch::Sender<Status>,
     /// Participants with records or progress not reported yet.
@@ -86,9 +86,9 @@ pub(crate) struct Deliverer {
     warned: bool,
 }
 
-impl Deliverer {
+impl<P: Platform> Deliverer<P> {
     /// A deliverer of `delivery`, and the receiving end of its status.
-    pub(crate) fn new(delivery: Delivery) -> (Self, watch::Receiver<Status>) {
+    pub(crate) fn new(delivery: Delivery<P>) -> (Self, watch::Receiver<Status>) {
         let count = delivery.ledger().participants.len();
         let (status, receiver) = watch::channel(Status {
             run: delivery.ledger().run.clone(),
@@ -119,7 +119,7 @@ impl Deliverer {
         mut self,
         mut commands: mpsc::UnboundedReceiver<Command>,
         mut stop: watch::Receiver<bool>,
-    ) -> Delivery {
+    ) -> Delivery<P> {
         let mut ticker = tokio::time::interval(FLUSH_INTERVAL);
         ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         loop {
@@ -295,5 +295,126 @@ impl Deliverer {
             self.settled[participant] = true;
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::client::fake::{FakePlatform, Scripted};
+    use crate::client::{Endpoint, Retry};
+    use crate::delivery::tests::Run;
+    use std::sync::Arc;
+
+    /// A running deliverer of `run`, its command sender and status, and its task.
+    struct Running {
+        commands: mpsc::UnboundedSender<Command>,
+        status: watch::Receiver<Status>,
+        _stop: watch::Sender<bool>,
+        task: JoinHandle<Delivery<Arc<FakePlatform>>>,
+    }
+
+    fn start(run: &Run) -> Running {
+        let (deliverer, status) = Deliverer::new(run.uncounted(Retry::ONCE));
+        let (commands, receiver) = mpsc::unbounded_channel();
+        let (stop, stopped) = watch::channel(false);
+        let task = tokio::spawn(deliverer.run(receiver, stopped));
+        Running {
+            commands,
+            status,
+            _stop: stop,
+            task,
+        }
+    }
+
+    impl Running {
+        /// Waits (a minute at most) until the status is `done`; the status then.
+        async fn until(&mut self, done: impl Fn(&Status) -> bool) -> Status {
+            let wait = self.status.wait_for(|status| done(status));
+            let status = tokio::time::timeout(Duration::from_secs(60), wait).await;
+            status.expect("in time").expect("running").clone()
+        }
+
+        /// Tells the run is over and waits until everything is delivered.
+        async fn finish(mut self) -> (Status, Delivery<Arc<FakePlatform>>) {
+            self.commands.send(Command::Finish).unwrap();
+            let status = self
+                .until(|status| status.idle && status.applied == 1)
+                .await;
+            drop(self.commands);
+            (status, self.task.await.unwrap())
+        }
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_refused_claim_keeps_its_participant_local_and_the_others_are_delivered() {
+        let run = Run::new("participant", &["a", "b"], 1);
+        run.record(&[("a", 1, &[]), ("b", 1, &[])]);
+        run.platform
+            .script(Endpoint::ClaimWorker, [Scripted::Status(403)]);
+        let (status, delivery) = start(&run).finish().await;
+        assert!(
+            matches!(
+                &status.claims[0],
+                Claim::Refused(ApiError::Status { status: 403, .. })
+            ),
+            "{:?}",
+            status.claims
+        );
+        assert_eq!(status.claims[1], Claim::Claimed);
+        assert_eq!((status.opened, status.fatal), (true, None));
+        assert_eq!(run.stored("a"), Vec::<u64>::new());
+        assert_eq!(run.stored("b"), [0]);
+        assert!(delivery.outstanding().is_empty());
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_failure_worth_retrying_is_retried_on_the_next_pass() {
+        let run = Run::new("participant", &["a"], 2);
+        run.record(&[("a", 2, &[])]);
+        run.platform
+            .script(Endpoint::SendTaskResults, [Scripted::Status(503)]);
+        let (status, delivery) = start(&run).finish().await;
+        assert_eq!(status.fatal, None);
+        assert_eq!(run.platform.received(Endpoint::SendTaskResults).len(), 3);
+        assert_eq!(run.stored("a"), [0, 1]);
+        assert!(delivery.outstanding().is_empty());
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_refused_batch_stops_the_delivery() {
+        let run = Run::new("participant", &["a"], 2);
+        run.record(&[("a", 2, &[])]);
+        run.platform
+            .script(Endpoint::SendTaskResults, [Scripted::Status(400)]);
+        let mut running = start(&run);
+        running.commands.send(Command::Finish).unwrap();
+        let status = running.until(|status| status.fatal.is_some()).await;
+        assert!(matches!(
+            status.fatal,
+            Some(ApiError::Status { status: 400, .. })
+        ));
+        tokio::time::sleep(FLUSH_INTERVAL * 5).await;
+        assert_eq!(
+            run.platform.received(Endpoint::SendTaskResults).len(),
+            1,
+            "nothing more is sent"
+        );
+        assert!(!running.status.borrow().idle);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_refused_run_opens_the_delivery_with_the_error() {
+        let run = Run::new("participant", &["a"], 1);
+        run.platform
+            .script(Endpoint::CreateRun, [Scripted::Status(401)]);
+        let mut running = start(&run);
+        let status = running.until(|status| status.opened).await;
+        assert!(matches!(
+            status.fatal,
+            Some(ApiError::Status { status: 401, .. })
+        ));
+        assert_eq!(status.run, None);
+        assert_eq!(run.platform.received(Endpoint::ClaimWorker), []);
     }
 }

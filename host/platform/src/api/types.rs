@@ -347,16 +347,16 @@ pub(crate) struct Acknowledged {
     pub ok: bool,
 }
 
-/// `GET /me`.
+/// `GET /me`; the client reads the user and organizations as they came (`Me<Value, Value>`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub(crate) struct Me {
+pub(crate) struct Me<U = User, O = Organization> {
     /// Who calls.
-    pub user: User,
+    pub user: U,
     /// The organization calls act on.
-    pub active_organization: Organization,
+    pub active_organization: O,
     /// Every organization the caller may act on.
-    pub organizations: Vec<Organization>,
+    pub organizations: Vec<O>,
 }
 
 /// A caller.
@@ -379,11 +379,11 @@ pub(crate) struct Organization {
     pub name: String,
 }
 
-/// `{ benchmark }`.
+/// `{ benchmark }`; the client reads the benchmark as it came (`BenchmarkAnswer<Value>`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub(crate) struct BenchmarkAnswer {
+pub(crate) struct BenchmarkAnswer<B = Benchmark> {
     /// The benchmark.
-    pub benchmark: Benchmark,
+    pub benchmark: B,
 }
 
 /// A benchmark.
@@ -402,11 +402,11 @@ pub(crate) struct Benchmark {
     pub updated_at: String,
 }
 
-/// `{ run }`.
+/// `{ run }`; the client reads the run as it came (`RunAnswer<Value>`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub(crate) struct RunAnswer {
+pub(crate) struct RunAnswer<R = Run> {
     /// The run.
-    pub run: Run,
+    pub run: R,
 }
 
 /// A run.

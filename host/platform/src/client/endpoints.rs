@@ -1,7 +1,7 @@
 //! The typed calls of the endpoints `bench` uses (spec §6.2 write path, §6.3 read path),
 //! and what the client keeps of their answers.
 
-use super::{ApiError, Client};
+use super::{ApiError, Client, Endpoint, Platform};
 use crate::api::paths::{self, encode_component, fill};
 use crate::api::types::{
     ClaimAnswer, ClaimWorker, CreateArtifact, CreateArtifactAnswer, CreateRun, CreateRunAnswer,
@@ -10,7 +10,7 @@ use crate::api::types::{
 };
 use bytes::Bytes;
 use reqwest::Method;
-use serde::de::IgnoredAny;
+use serde::de::{DeserializeOwned, IgnoredAny};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -50,7 +50,21 @@ fn dashboard_url(api_base_url: &str, org: &str, slug: &str, run_id: &str) -> Str
     format!("{root}/{org}/benchmarks/{slug}/runs/{run_id}")
 }
 
-impl Client {
+impl<P: Platform> Client<P> {
+    /// A write whose answer only says it was taken.
+    async fn acknowledged(
+        &self,
+        endpoint: Endpoint,
+        method: Method,
+        path: &str,
+        body: Option<&(impl Serialize + ?Sized)>,
+        idempotency_key: Option<&str>,
+    ) -> Result<(), ApiError> {
+        self.call::<IgnoredAny>(endpoint, method, path, body, idempotency_key)
+            .await
+            .map(drop)
+    }
+
     /// `upsertBenchmark`.
     pub(crate) async fn upsert_benchmark(
         &self,
@@ -58,9 +72,14 @@ impl Client {
         body: &UpsertBenchmark,
     ) -> Result<(), ApiError> {
         let path = fill(paths::BENCHMARK, &[slug]);
-        self.call::<IgnoredAny>(Method::PUT, &path, Some(body), None)
-            .await
-            .map(drop)
+        self.acknowledged(
+            Endpoint::UpsertBenchmark,
+            Method::PUT,
+            &path,
+            Some(body),
+            None,
+        )
+        .await
     }
 
     /// `createRun`; `organizationSlug` of the answer names the dashboard.
@@ -72,7 +91,13 @@ impl Client {
     ) -> Result<CreatedRun, ApiError> {
         let path = fill(paths::RUNS, &[slug]);
         let answer: CreateRunAnswer = self
-            .call(Method::POST, &path, Some(body), Some(idempotency_key))
+            .call(
+                Endpoint::CreateRun,
+                Method::POST,
+                &path,
+                Some(body),
+                Some(idempotency_key),
+            )
             .await?;
         check_created_run(body, &answer)?;
         let run = answer.run;
@@ -99,9 +124,14 @@ impl Client {
     ) -> Result<(), ApiError> {
         let path = fill(paths::PARTICIPANT, &[slug, run_id, name]);
         let body = UpsertParticipant { total_tasks };
-        self.call::<IgnoredAny>(Method::PUT, &path, Some(&body), None)
-            .await
-            .map(drop)
+        self.acknowledged(
+            Endpoint::UpsertParticipant,
+            Method::PUT,
+            &path,
+            Some(&body),
+            None,
+        )
+        .await
     }
 
     /// `planWorkers`.
@@ -114,9 +144,14 @@ impl Client {
         idempotency_key: &str,
     ) -> Result<(), ApiError> {
         let path = fill(paths::PARTICIPANT_WORKERS, &[slug, run_id, name]);
-        self.call::<IgnoredAny>(Method::POST, &path, Some(body), Some(idempotency_key))
-            .await
-            .map(drop)
+        self.acknowledged(
+            Endpoint::PlanWorkers,
+            Method::POST,
+            &path,
+            Some(body),
+            Some(idempotency_key),
+        )
+        .await
     }
 
     /// `claimWorker`: the assignment, or `None` when every worker is taken.
@@ -130,7 +165,13 @@ impl Client {
     ) -> Result<Option<Assignment>, ApiError> {
         let path = fill(paths::WORKER_CLAIM, &[slug, run_id, name]);
         let answer: ClaimAnswer = self
-            .call(Method::POST, &path, Some(body), Some(idempotency_key))
+            .call(
+                Endpoint::ClaimWorker,
+                Method::POST,
+                &path,
+                Some(body),
+                Some(idempotency_key),
+            )
             .await?;
         let Some(assignment) = answer.assignment else {
             return Ok(None);
@@ -160,7 +201,7 @@ impl Client {
         body: &Heartbeat,
     ) -> Result<(), ApiError> {
         let path = fill(paths::WORKER_HEARTBEAT, &[slug, run_id, worker_id]);
-        self.call_once::<IgnoredAny>(Method::POST, &path, Some(body))
+        self.call_once::<IgnoredAny>(Endpoint::Heartbeat, Method::POST, &path, Some(body))
             .await
             .map(drop)
     }
@@ -178,8 +219,9 @@ impl Client {
     ) -> Result<(), ApiError> {
         let path = fill(paths::WORKER_EVENTS, &[slug, run_id, worker_id]);
         let body = Bytes::from(batch.encode_with(records_json));
-        let (answer, attempts): (TaskResultsAnswer, u32) =
-            self.call_encoded(Method::POST, &path, body).await?;
+        let (answer, attempts): (TaskResultsAnswer, u32) = self
+            .call_encoded(Endpoint::SendTaskResults, Method::POST, &path, body)
+            .await?;
         if answer.duplicate && !resent && attempts == 1 {
             return Err(ApiError::Mismatch(format!(
                 "batch {} of attempt {} was never sent before, yet the platform already has it (another run with the same ids?)",
@@ -200,7 +242,13 @@ impl Client {
     ) -> Result<(), ApiError> {
         let path = fill(paths::WORKER_ARTIFACTS, &[slug, run_id, worker_id]);
         let answer: CreateArtifactAnswer = self
-            .call(Method::POST, &path, Some(artifact), Some(idempotency_key))
+            .call(
+                Endpoint::CreateWorkerArtifact,
+                Method::POST,
+                &path,
+                Some(artifact),
+                Some(idempotency_key),
+            )
             .await?;
         let kind = &answer.artifact.kind;
         if !kind.is_empty() && *kind != artifact.kind {
@@ -227,9 +275,14 @@ impl Client {
         body: &FinishWorker,
     ) -> Result<(), ApiError> {
         let path = fill(outcome.path(), &[slug, run_id, worker_id]);
-        self.call::<IgnoredAny>(Method::POST, &path, Some(body), None)
-            .await
-            .map(drop)
+        self.acknowledged(
+            finish_endpoint(outcome),
+            Method::POST,
+            &path,
+            Some(body),
+            None,
+        )
+        .await
     }
 
     /// `submitRunSummary`.
@@ -240,27 +293,46 @@ impl Client {
         body: &RunSummary,
     ) -> Result<(), ApiError> {
         let path = fill(paths::RUN_SUMMARY, &[slug, run_id]);
-        self.call::<IgnoredAny>(Method::POST, &path, Some(body), None)
-            .await
-            .map(drop)
+        self.acknowledged(
+            Endpoint::SubmitRunSummary,
+            Method::POST,
+            &path,
+            Some(body),
+            None,
+        )
+        .await
     }
 
-    /// `GET` of a read path (§6.3) with optional query parameters; the answer as it came.
-    pub(crate) async fn get(
+    /// `GET` of the read path `template` (§6.3) filled with `segments`, with optional
+    /// query parameters; the answer read as `A`.
+    pub(crate) async fn get<A: DeserializeOwned>(
         &self,
-        path: &str,
+        template: &'static str,
+        segments: &[&str],
         query: &[(&str, String)],
-    ) -> Result<Value, ApiError> {
+    ) -> Result<A, ApiError> {
+        let path = fill(template, segments);
         let query: Vec<String> = query
             .iter()
             .map(|(key, value)| format!("{key}={}", encode_component(value)))
             .collect();
         let path = if query.is_empty() {
-            path.to_owned()
+            path
         } else {
             format!("{path}?{}", query.join("&"))
         };
-        self.call(Method::GET, &path, None::<&()>, None).await
+        let endpoint = Endpoint::Read(template);
+        self.call(endpoint, Method::GET, &path, None::<&()>, None)
+            .await
+    }
+}
+
+/// The endpoint of a worker's ending.
+fn finish_endpoint(outcome: WorkerOutcome) -> Endpoint {
+    match outcome {
+        WorkerOutcome::Complete => Endpoint::Complete,
+        WorkerOutcome::Fail => Endpoint::Fail,
+        WorkerOutcome::Release => Endpoint::Release,
     }
 }
 
@@ -312,6 +384,8 @@ fn check_created_run(sent: &CreateRun, answer: &CreateRunAnswer) -> Result<(), A
 mod tests {
     use super::*;
     use crate::api::types::{Participant, Run};
+    use crate::client::fake::{FakePlatform, Scripted};
+    use crate::client::Retry;
     use serde_json::json;
 
     #[test]
@@ -365,45 +439,17 @@ mod tests {
             .contains("run key"));
     }
 
-    /// A platform on 127.0.0.1 that answers every request with 200 and `body`.
-    fn answering(body: &'static str) -> Client {
-        use std::io::{BufRead, BufReader, Write};
-        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-        let port = listener.local_addr().unwrap().port();
-        std::thread::spawn(move || {
-            for stream in listener.incoming().flatten() {
-                let mut reader = BufReader::new(stream.try_clone().unwrap());
-                let mut length = 0;
-                loop {
-                    let mut line = String::new();
-                    if reader.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
-                        break;
-                    }
-                    if let Some(value) = line.to_ascii_lowercase().strip_prefix("content-length:") {
-                        length = value.trim().parse().unwrap_or(0);
-                    }
-                }
-                std::io::Read::read_exact(&mut reader, &mut vec![0; length]).unwrap();
-                let mut stream = stream;
-                let _ = write!(
-                    stream,
-                    "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-                    body.len()
-                );
-            }
-        });
-        let auth = crate::auth::Auth {
-            api_base_url: format!("http://127.0.0.1:{port}/api/v1"),
-            api_key: Some("k".into()),
-            ..crate::auth::Auth::default()
-        };
-        Client::new(&auth, super::super::Retry::ONCE).unwrap()
+    /// A client of a platform whose next answer to `endpoint` is 200 with `body`.
+    fn answering(endpoint: Endpoint, body: &str) -> Client<FakePlatform> {
+        let platform = FakePlatform::default();
+        platform.script(endpoint, [Scripted::Body(body.into())]);
+        Client::over(platform, "http://platform.test/api/v1", Retry::ONCE)
     }
 
     #[tokio::test]
     async fn a_batch_never_sent_cannot_be_a_duplicate() {
-        let client =
-            answering(r#"{"accepted":0,"eventBatchId":"evb_1","queued":false,"duplicate":true}"#);
+        let duplicate = r#"{"accepted":0,"eventBatchId":"evb_1","queued":false,"duplicate":true}"#;
+        let client = answering(Endpoint::SendTaskResults, duplicate);
         let batch = TaskResults {
             kind: crate::api::types::EventKind::TaskResults,
             attempt_id: "att_1".into(),
@@ -421,6 +467,10 @@ mod tests {
             .to_string()
             .contains("batch 0 of attempt att_1 was never sent before"));
         assert!(!error.is_retryable());
+        client.platform.script(
+            Endpoint::SendTaskResults,
+            [Scripted::Body(duplicate.into())],
+        );
         let resent = client
             .send_task_results(("s", "r", "w"), &batch, records, true)
             .await;
@@ -430,6 +480,7 @@ mod tests {
     #[tokio::test]
     async fn a_claim_for_another_participant_is_refused() {
         let client = answering(
+            Endpoint::ClaimWorker,
             r#"{"assignment":{"workerId":"w","attemptId":"a","participant":"beta","taskRange":{"start":0,"end":1,"count":1}}}"#,
         );
         let error = client

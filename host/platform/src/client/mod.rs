@@ -1,11 +1,16 @@
-//! The platform HTTP transport (spec §6.1): bearer auth, org headers, JSON bodies, upstream
-//! error messages — plus what upstream lacks: bounded retries with exponential backoff and
-//! jitter for failures worth retrying (no answer, 408, 429, 5xx), short connect timeouts,
-//! and a circuit breaker (`breaker.rs`) that bounds the failures of all calls together. The
-//! typed calls of each endpoint are in `endpoints.rs`.
+//! The platform API client (spec §6.1): JSON bodies, typed answers, upstream error
+//! messages — plus what upstream lacks: bounded retries with exponential backoff and
+//! jitter for failures worth retrying (no answer, 408, 429, 5xx; a longer `Retry-After` is
+//! waited out), and a circuit breaker (`breaker.rs`) that bounds the failures of all calls
+//! together. Requests go through a [`Platform`] (`platform.rs`; over HTTP in `http.rs`);
+//! the typed calls of each endpoint are in `endpoints.rs`.
 
 mod breaker;
 mod endpoints;
+#[cfg(test)]
+pub(crate) mod fake;
+mod http;
+mod platform;
 
 pub use endpoints::Assignment;
 pub use endpoints::CreatedRun;
@@ -15,6 +20,8 @@ use super::auth::Auth;
 use bench_model::text::escape_control;
 use breaker::Breaker;
 use bytes::Bytes;
+pub(crate) use http::HttpPlatform;
+pub(crate) use platform::{Endpoint, Platform, Request};
 use reqwest::{Method, StatusCode};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
@@ -142,22 +149,14 @@ fn reason(body: &str) -> String {
     format!(": {}", escape_control(&text))
 }
 
-/// Longest wait for one response.
-const REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
-
-/// Longest wait for a connection.
-const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
-
 /// The default [`Retry::budget`].
 const RETRY_BUDGET: Duration = Duration::from_secs(60);
 
-/// A platform API client bound to one `apiBaseUrl` and credential.
-pub(crate) struct Client {
-    http: reqwest::Client,
+/// A platform API client bound to one `apiBaseUrl`: it builds each endpoint's request,
+/// sends it through its [`Platform`] as often as [`Retry`] allows, and reads the answer.
+pub(crate) struct Client<P = HttpPlatform> {
+    platform: P,
     api_base_url: String,
-    bearer: String,
-    org_slug: Option<String>,
-    org_id: Option<String>,
     retry: Retry,
     breaker: Breaker,
 }
@@ -165,27 +164,41 @@ pub(crate) struct Client {
 const NO_TOKEN: &str = "A platform API key or OAuth token is required. Set BENCHMARKS_PLATFORM_API_KEY or BENCHMARKS_PLATFORM_TOKEN in your environment, or pass apiKey/token to createBenchmarkClient. Create an API key at https://platform.computesdk.com in your organization settings (Settings → API keys).";
 
 impl Client {
-    /// A client for resolved auth, retrying as `retry` says.
+    /// A client over HTTP for resolved auth, retrying as `retry` says.
     pub(crate) fn new(auth: &Auth, retry: Retry) -> Result<Self, ApiError> {
         let bearer = auth
             .bearer()
             .ok_or_else(|| ApiError::Protocol(NO_TOKEN.into()))?
             .to_owned();
-        let http = reqwest::Client::builder()
-            .timeout(REQUEST_TIMEOUT)
-            .connect_timeout(CONNECT_TIMEOUT)
-            .user_agent(concat!("bench/", env!("CARGO_PKG_VERSION")))
-            .build()
-            .map_err(|error| ApiError::Transport(error.to_string()))?;
-        Ok(Self {
-            http,
-            api_base_url: auth.api_base_url.trim_end_matches('/').to_owned(),
-            bearer,
-            org_slug: auth.org_slug.clone(),
-            org_id: auth.org_id.clone(),
+        let platform = HttpPlatform::new(bearer, auth.org_slug.clone(), auth.org_id.clone())?;
+        Ok(Client::over(platform, &auth.api_base_url, retry))
+    }
+}
+
+/// A failed attempt: the error, and how long the platform asked to wait before the next.
+struct Failed {
+    error: ApiError,
+    retry_after: Option<Duration>,
+}
+
+impl From<ApiError> for Failed {
+    fn from(error: ApiError) -> Self {
+        Failed {
+            error,
+            retry_after: None,
+        }
+    }
+}
+
+impl<P: Platform> Client<P> {
+    /// A client of the platform at `api_base_url` reached through `platform`.
+    pub(crate) fn over(platform: P, api_base_url: &str, retry: Retry) -> Self {
+        Self {
+            platform,
+            api_base_url: api_base_url.trim_end_matches('/').to_owned(),
             retry,
             breaker: Breaker::new(retry.budget),
-        })
+        }
     }
 
     /// The `apiBaseUrl`.
@@ -208,13 +221,14 @@ impl Client {
     /// `Idempotency-Key`, so a retried create returns what the first attempt created.
     pub(crate) async fn call<A: DeserializeOwned>(
         &self,
+        endpoint: Endpoint,
         method: Method,
         path: &str,
         body: Option<&(impl Serialize + ?Sized)>,
         idempotency_key: Option<&str>,
     ) -> Result<A, ApiError> {
         let body = encode(body)?;
-        self.send(method, path, body, idempotency_key, self.retry)
+        self.send(endpoint, method, path, body, idempotency_key, self.retry)
             .await
             .map(|(answer, _)| answer)
     }
@@ -224,28 +238,32 @@ impl Client {
     /// have reached the platform).
     pub(crate) async fn call_encoded<A: DeserializeOwned>(
         &self,
+        endpoint: Endpoint,
         method: Method,
         path: &str,
         body: Bytes,
     ) -> Result<(A, u32), ApiError> {
-        self.send(method, path, Some(body), None, self.retry).await
+        self.send(endpoint, method, path, Some(body), None, self.retry)
+            .await
     }
 
     /// [`Client::call`] with a single attempt (heartbeats: the next one follows soon).
     pub(crate) async fn call_once<A: DeserializeOwned>(
         &self,
+        endpoint: Endpoint,
         method: Method,
         path: &str,
         body: Option<&(impl Serialize + ?Sized)>,
     ) -> Result<A, ApiError> {
         let body = encode(body)?;
-        self.send(method, path, body, None, Retry::ONCE)
+        self.send(endpoint, method, path, body, None, Retry::ONCE)
             .await
             .map(|(answer, _)| answer)
     }
 
     async fn send<A: DeserializeOwned>(
         &self,
+        endpoint: Endpoint,
         method: Method,
         path: &str,
         body: Option<Bytes>,
@@ -253,85 +271,73 @@ impl Client {
         retry: Retry,
     ) -> Result<(A, u32), ApiError> {
         let url = format!("{}{path}", self.api_base_url);
-        let (text, attempts) = self
-            .with_retries(retry, || async {
-                let mut request = self
-                    .http
-                    .request(method.clone(), &url)
-                    .header("Content-Type", "application/json")
-                    .bearer_auth(&self.bearer);
-                if let Some(slug) = &self.org_slug {
-                    request = request.header("X-Org-Slug", slug);
-                } else if let Some(id) = &self.org_id {
-                    request = request.header("X-Organization-Id", id);
-                }
-                if let Some(key) = idempotency_key {
-                    request = request.header("Idempotency-Key", key);
-                }
-                if let Some(body) = &body {
-                    request = request.body(body.clone());
-                }
-                let response = request.send().await.map_err(transport)?;
-                let status = response.status();
-                let text = response.text().await.map_err(transport)?;
-                if !status.is_success() {
-                    return Err(status_error(status, text));
-                }
-                Ok(text)
-            })
-            .await?;
-        let text = if text.trim().is_empty() { "{}" } else { &text };
-        let answer = serde_json::from_str(text).map_err(|error| {
-            ApiError::Protocol(format!("The platform answered with invalid JSON: {error}"))
-        })?;
-        Ok((answer, attempts))
+        let request = Request {
+            endpoint,
+            method,
+            url: &url,
+            content_type: "application/json",
+            idempotency_key,
+            body,
+        };
+        let (text, attempts) = self.with_retries(retry, &request).await?;
+        Ok((decode(endpoint, &text)?, attempts))
     }
 
-    /// PUTs raw bytes to a presigned upload URL (no auth header).
+    /// PUTs raw bytes to a presigned upload URL (no credentials).
     pub(crate) async fn upload(
         &self,
         url: &str,
         content_type: &str,
         body: Bytes,
     ) -> Result<(), ApiError> {
-        self.with_retries(self.retry, || async {
-            let response = self
-                .http
-                .put(url)
-                .header("Content-Type", content_type)
-                .body(body.clone())
-                .send()
-                .await
-                .map_err(transport)?;
-            if !response.status().is_success() {
-                return Err(ApiError::Upload(response.status().as_u16()));
-            }
-            Ok(())
-        })
-        .await
-        .map(drop)
+        let request = Request {
+            endpoint: Endpoint::UploadArtifact,
+            method: Method::PUT,
+            url,
+            content_type,
+            idempotency_key: None,
+            body: Some(body),
+        };
+        self.with_retries(self.retry, &request).await.map(drop)
     }
 
-    /// Runs `attempt` until it succeeds, fails for good or runs out of attempts; the value
-    /// and how many attempts it took.
-    async fn with_retries<T, F, Fut>(&self, retry: Retry, attempt: F) -> Result<(T, u32), ApiError>
-    where
-        F: Fn() -> Fut,
-        Fut: std::future::Future<Output = Result<T, ApiError>>,
-    {
+    /// Sends `request` once: the body of a 2xx answer, or why it failed.
+    async fn attempt(&self, request: &Request<'_>) -> Result<String, Failed> {
+        let answer = self.platform.exchange(request).await?;
+        if answer.is_success() {
+            return Ok(answer.body);
+        }
+        let error = match request.endpoint {
+            Endpoint::UploadArtifact => ApiError::Upload(answer.status),
+            _ => status_error(answer.status, answer.body),
+        };
+        Err(Failed {
+            error,
+            retry_after: answer.retry_after,
+        })
+    }
+
+    /// Sends `request` until it succeeds, fails for good or runs out of attempts, waiting
+    /// between attempts the backoff or the platform's `Retry-After`, whichever is longer;
+    /// the answer's body and how many attempts it took.
+    async fn with_retries(
+        &self,
+        retry: Retry,
+        request: &Request<'_>,
+    ) -> Result<(String, u32), ApiError> {
         let attempts = retry.attempts.max(1);
         let mut n = 1;
         loop {
             if let Some(reason) = self.breaker.open_reason() {
                 return Err(ApiError::Unavailable(reason));
             }
-            let started = Instant::now();
-            let error = match attempt().await {
-                Ok(value) => {
+            let started = tokio::time::Instant::now();
+            let Failed { error, retry_after } = match self.attempt(request).await {
+                Ok(body) => {
                     self.breaker.answered();
-                    return Ok((value, n));
+                    return Ok((body, n));
                 }
-                Err(error) => error,
+                Err(failed) => failed,
             };
             if !error.is_retryable() {
                 self.breaker.answered();
@@ -343,7 +349,7 @@ impl Client {
                 self.breaker.exhausted(&message);
                 return Err(error);
             }
-            let delay = retry.delay(n);
+            let delay = retry.delay(n).max(retry_after.unwrap_or_default());
             if !self.breaker.spend(started.elapsed() + delay, &message) {
                 return Err(error);
             }
@@ -360,20 +366,41 @@ fn encode(body: Option<&(impl Serialize + ?Sized)>) -> Result<Option<Bytes>, Api
         .map_err(|error| ApiError::Protocol(format!("Cannot encode the request: {error}")))
 }
 
-fn transport(error: reqwest::Error) -> ApiError {
-    let mut message = error.to_string();
-    let mut source = std::error::Error::source(&error);
-    while let Some(cause) = source {
-        message = cause.to_string();
-        source = cause.source();
-    }
-    ApiError::Transport(message)
+/// An answer of `endpoint` (`{}` when empty) read as `A`: fields it does not know are
+/// ignored; one it needs that is missing or of another type is named by its path.
+fn decode<A: DeserializeOwned>(endpoint: Endpoint, text: &str) -> Result<A, ApiError> {
+    let text = if text.trim().is_empty() { "{}" } else { text };
+    let invalid = |error: serde_json::Error| {
+        ApiError::Protocol(format!(
+            "The platform answered {endpoint} with invalid JSON: {error}"
+        ))
+    };
+    let mut deserializer = serde_json::Deserializer::from_str(text);
+    let answer = serde_path_to_error::deserialize(&mut deserializer).map_err(|error| {
+        let field = error.path().to_string();
+        let error = error.into_inner();
+        if error.is_syntax() || error.is_eof() {
+            return invalid(error);
+        }
+        let at = match field.as_str() {
+            "." => String::new(),
+            field => format!(" at `{field}`"),
+        };
+        ApiError::Protocol(format!(
+            "The platform's answer to {endpoint} does not fit the API{at}: {error}"
+        ))
+    })?;
+    deserializer.end().map_err(invalid)?;
+    Ok(answer)
 }
 
-fn status_error(status: StatusCode, body: String) -> ApiError {
+fn status_error(status: u16, body: String) -> ApiError {
+    let reason = StatusCode::from_u16(status)
+        .ok()
+        .and_then(|status| status.canonical_reason());
     ApiError::Status {
-        status: status.as_u16(),
-        status_text: status.canonical_reason().unwrap_or("").to_owned(),
+        status,
+        status_text: reason.unwrap_or("").to_owned(),
         body,
     }
 }
@@ -381,6 +408,8 @@ fn status_error(status: StatusCode, body: String) -> ApiError {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use fake::{FakePlatform, Scripted};
+    use std::sync::Arc;
 
     #[test]
     fn backoff_doubles_is_capped_and_jittered() {
@@ -442,13 +471,13 @@ mod tests {
         let client = Client::new(&auth, retry).unwrap();
         let started = std::time::Instant::now();
         let error = client
-            .call::<serde_json::Value>(Method::GET, "/me", None::<&()>, None)
+            .call::<serde_json::Value>(Endpoint::Read("/me"), Method::GET, "/me", None::<&()>, None)
             .await
             .unwrap_err();
         assert!(matches!(error, ApiError::Transport(_)), "{error}");
         assert_eq!(client.unavailable(), None, "one call gave up");
         let again = client
-            .call::<serde_json::Value>(Method::GET, "/me", None::<&()>, None)
+            .call::<serde_json::Value>(Endpoint::Read("/me"), Method::GET, "/me", None::<&()>, None)
             .await
             .unwrap_err();
         assert!(matches!(again, ApiError::Transport(_)), "{again}");
@@ -458,11 +487,144 @@ mod tests {
             "{reason}"
         );
         let open = client
-            .call::<serde_json::Value>(Method::GET, "/me", None::<&()>, None)
+            .call::<serde_json::Value>(Endpoint::Read("/me"), Method::GET, "/me", None::<&()>, None)
             .await
             .unwrap_err();
         assert_eq!(open, ApiError::Unavailable(reason));
         assert!(open.is_retryable(), "deliver later");
         assert!(started.elapsed() < Duration::from_secs(5));
+    }
+
+    /// A client of a scripted platform, retrying quickly.
+    fn scripted(
+        endpoint: Endpoint,
+        answers: impl IntoIterator<Item = Scripted>,
+    ) -> Client<Arc<FakePlatform>> {
+        let platform = Arc::new(FakePlatform::default());
+        platform.script(endpoint, answers);
+        let retry = Retry {
+            attempts: 3,
+            base_delay: Duration::from_millis(1),
+            max_delay: Duration::from_millis(2),
+            budget: Duration::from_secs(60),
+        };
+        Client::over(platform, "http://platform.test/api/v1/", retry)
+    }
+
+    async fn read_run(
+        client: &Client<Arc<FakePlatform>>,
+    ) -> Result<crate::api::types::RunAnswer, ApiError> {
+        client.get(crate::api::paths::RUN, &["s", "r 1"], &[]).await
+    }
+
+    #[tokio::test]
+    async fn an_answer_that_does_not_fit_names_the_endpoint_and_the_field() {
+        let body = |text: &str| [Scripted::Body(text.into())];
+        let client = scripted(
+            Endpoint::Read(crate::api::paths::RUN),
+            body(r#"{"run":{"id":5}}"#),
+        );
+        assert_eq!(
+            read_run(&client).await.unwrap_err().to_string(),
+            "The platform's answer to GET /benchmarks/{slug}/runs/{run_id} does not fit the API at `run.id`: invalid type: integer `5`, expected a string at line 1 column 14"
+        );
+        let client = scripted(
+            Endpoint::ClaimWorker,
+            body(r#"{"assignment":{"taskRange":{"start":"0"}}}"#),
+        );
+        let claim = client
+            .claim_worker("s", "r", "a", &Default::default(), "k")
+            .await
+            .unwrap_err();
+        assert!(
+            claim.to_string().starts_with(
+                "The platform's answer to claimWorker does not fit the API at `assignment.taskRange.start`: invalid type: string \"0\", expected u64"
+            ),
+            "{claim}"
+        );
+        assert!(!claim.is_retryable());
+        let client = scripted(
+            Endpoint::Read(crate::api::paths::RUN),
+            body(r#"{"run":{"id":"r"}} trailing"#),
+        );
+        assert!(read_run(&client)
+            .await
+            .unwrap_err()
+            .to_string()
+            .starts_with("The platform answered GET /benchmarks/{slug}/runs/{run_id} with invalid JSON: trailing characters"));
+    }
+
+    #[tokio::test]
+    async fn unknown_fields_are_ignored_and_an_empty_answer_is_an_empty_object() {
+        let client = scripted(
+            Endpoint::Read(crate::api::paths::RUN),
+            [Scripted::Body(
+                r#"{"run":{"id":"r","shard":{"region":"eu"}},"links":[]}"#.into(),
+            )],
+        );
+        assert_eq!(read_run(&client).await.unwrap().run.id, "r");
+        let client = scripted(Endpoint::Complete, [Scripted::Body(" ".into())]);
+        let target = ("s", "r", "w");
+        let body = crate::api::types::FinishWorker {
+            attempt_id: "a".into(),
+            error_code: None,
+            error_message: None,
+        };
+        let finished = client
+            .finish_worker(target, crate::api::types::WorkerOutcome::Complete, &body)
+            .await;
+        assert_eq!(finished, Ok(()));
+        let sent = client.platform.received(Endpoint::Complete);
+        assert_eq!(
+            sent[0].url,
+            "http://platform.test/api/v1/benchmarks/s/runs/r/workers/w/complete"
+        );
+    }
+
+    #[tokio::test]
+    async fn calls_that_run_out_of_attempts_twice_in_a_row_open_the_breaker() {
+        let client = scripted(Endpoint::Read("/me"), vec![Scripted::Status(502); 6]);
+        let me = || client.get::<serde_json::Value>("/me", &[], &[]);
+        assert!(matches!(
+            me().await,
+            Err(ApiError::Status { status: 502, .. })
+        ));
+        assert_eq!(client.unavailable(), None, "one call gave up");
+        assert!(me().await.is_err());
+        assert_eq!(
+            client.unavailable().as_deref(),
+            Some("2 calls in a row got no answer (last: Benchmark API request failed: 502 Bad Gateway: scripted 502 (scripted))")
+        );
+        assert!(matches!(me().await, Err(ApiError::Unavailable(_))));
+        assert_eq!(
+            client.platform.received(Endpoint::Read("/me")).len(),
+            6,
+            "3 attempts each, none once open"
+        );
+    }
+
+    #[tokio::test]
+    async fn heartbeats_get_one_attempt_and_a_refused_upload_is_not_retried() {
+        let client = scripted(Endpoint::Heartbeat, [Scripted::Status(503)]);
+        let heartbeat = crate::api::types::Heartbeat {
+            attempt_id: "a".into(),
+            progress: Default::default(),
+        };
+        assert!(client.heartbeat(("s", "r", "w"), &heartbeat).await.is_err());
+        assert_eq!(client.platform.received(Endpoint::Heartbeat).len(), 1);
+        let client = scripted(Endpoint::UploadArtifact, [Scripted::Status(403)]);
+        let error = client
+            .upload(
+                "https://uploads.test/x",
+                "text/plain",
+                Bytes::from_static(b"x"),
+            )
+            .await
+            .unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "Benchmark artifact upload failed with 403"
+        );
+        assert_eq!(client.platform.received(Endpoint::UploadArtifact).len(), 1);
     }
 }

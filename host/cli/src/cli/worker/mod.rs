@@ -7,9 +7,12 @@
 //! records, signed with its own key, before it acks them. When the server is lost it
 //! follows the runs again once it is back, and exits non-zero if it cannot.
 
+mod announcements;
+
 use super::task::{prepare_with, slot_config, Prepared};
 use super::{block_on, error_exit};
 use crate::{flags, settings};
+use announcements::{step, FinishedRuns, Refusals, RunPhase, Step};
 use anyhow::{bail, Context as _, Result};
 use bench_dispatch::{
     check_worker_name, AccessFiles, Announcement, NatsAccess, PublicKey, Pulled, RunDescriptor,
@@ -25,7 +28,7 @@ use bench_runtime::exec::{run_unit, SlotConfig, SlotFactory};
 use bench_runtime::sandbox::grants::OperatorGrants;
 use clap::Args;
 use futures_util::{Stream, StreamExt};
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::HashMap;
 use std::path::PathBuf;
 use std::pin::Pin;
 use std::process::ExitCode;
@@ -39,13 +42,6 @@ const MAX_SLOTS: u32 = 10_000;
 
 /// The default `--reconnect-wait`.
 const DEFAULT_RECONNECT_WAIT: &str = "60s";
-
-/// How many finished runs a worker remembers (an old announcement of one is ignored).
-const FINISHED_RUNS_KEPT: usize = 10_000;
-
-/// How many refusals a worker remembers, so an announcement seen again is not refused to
-/// the coordinator again.
-const REFUSALS_KEPT: usize = 1_000;
 
 #[derive(Debug, Args)]
 pub(super) struct WorkerArgs {
@@ -190,8 +186,8 @@ impl WorkerArgs {
             slots: Arc::new(Semaphore::new(self.slots as usize)),
             slot_count: self.slots,
             serving: HashMap::new(),
-            finished: BTreeMap::new(),
-            refused: HashSet::new(),
+            finished: FinishedRuns::default(),
+            refused: Refusals::default(),
             fatal,
             recovery: self.reconnect_wait,
         };
@@ -280,13 +276,6 @@ async fn follow_again(link: &WorkerLink, recovery: Duration) -> Result<Announcem
     }
 }
 
-/// Where a run this worker serves is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct RunPhase {
-    revision: u64,
-    done: bool,
-}
-
 /// The runs this worker knows of.
 struct Runs {
     link: WorkerLink,
@@ -295,11 +284,10 @@ struct Runs {
     slot_count: u32,
     /// Runs being served, by id.
     serving: HashMap<String, watch::Sender<RunPhase>>,
-    /// Runs finished, by id, with the revision that finished them (run ids sort by start,
-    /// so the first is the oldest).
-    finished: BTreeMap<String, u64>,
-    /// (run, reason) of refusals already sent.
-    refused: HashSet<(String, String)>,
+    /// Runs finished here.
+    finished: FinishedRuns,
+    /// Refusals already sent.
+    refused: Refusals,
     /// A serving task that cannot go on (its queue is lost) ends the worker through it.
     fatal: mpsc::Sender<anyhow::Error>,
     /// `--reconnect-wait`.
@@ -317,27 +305,21 @@ impl Runs {
             revision: descriptor.revision,
             done: descriptor.done,
         };
-        if self
-            .finished
-            .get(&run)
-            .is_some_and(|done| *done >= phase.revision)
-        {
-            return;
-        }
-        if let Some(serving) = self.serving.get(&run) {
-            if serving.borrow().revision >= phase.revision {
+        let serving = self.serving.get(&run).map(|serving| *serving.borrow());
+        match step(self.finished.get(&run), serving, phase) {
+            Step::Ignore => return,
+            Step::Update => {
+                if let Some(serving) = self.serving.get(&run) {
+                    serving.send_replace(phase);
+                }
+                if phase.done {
+                    self.serving.remove(&run);
+                    self.finished.insert(run, phase.revision);
+                }
                 return;
             }
-            serving.send_replace(phase);
-            if phase.done {
-                self.serving.remove(&run);
-                self.finish(run, phase.revision);
-            }
-            return;
-        }
-        if phase.done {
-            self.finish(run, phase.revision);
-            return;
+            Step::Finish => return self.finished.insert(run, phase.revision),
+            Step::Serve => {}
         }
         let (sender, receiver) = watch::channel(phase);
         self.serving.insert(run.clone(), sender);
@@ -361,13 +343,6 @@ impl Runs {
         });
     }
 
-    fn finish(&mut self, run: String, revision: u64) {
-        self.finished.insert(run, revision);
-        while self.finished.len() > FINISHED_RUNS_KEPT {
-            self.finished.pop_first();
-        }
-    }
-
     /// Says why an announcement is refused, here and (once per run and reason) to the
     /// run's coordinator.
     async fn refuse(&mut self, run: Option<String>, reason: String) {
@@ -382,10 +357,7 @@ impl Runs {
         let Some(run) = run.filter(|run| !self.serving.contains_key(run)) else {
             return;
         };
-        if self.refused.len() >= REFUSALS_KEPT {
-            self.refused.clear();
-        }
-        if self.refused.insert((run.clone(), reason.clone())) {
+        if self.refused.first(&run, &reason) {
             if let Err(error) = self.link.refuse(&run, &reason).await {
                 eprintln!(
                     "[bench] worker {name}: {}",

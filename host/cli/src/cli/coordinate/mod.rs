@@ -6,19 +6,25 @@
 //! counts only when it holds consecutive tasks of one of the run's units; anything left
 //! out is said, counted and escaped.
 
+mod notices;
+mod recorded;
+mod round;
+mod serving;
+
+pub(super) use recorded::{Prior, WorkerShares};
+
 use super::dispatched::DispatchedRun;
-use anyhow::{anyhow, bail, Result};
+use anyhow::{anyhow, Result};
 use bench_dispatch::{Coordinator, Incoming};
 use bench_model::config::GroupBy;
-use bench_model::dispatch::{
-    participant_units, round_units, Accepted, RecordBatch, RunUnits, TaskLedger, WorkUnit,
-};
+use bench_model::dispatch::{participant_units, round_units, RecordBatch, RunUnits, WorkUnit};
 use bench_model::events::{RunEvent, RunObserver};
 use bench_model::plan::ExecPlan;
-use bench_model::record::TaskRecord;
-use bench_model::text::escape_control;
 use bench_platform::reporter::PlatformRun;
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use notices::Notices;
+use recorded::Recorded;
+use round::round_window;
+use serving::Serving;
 use std::path::Path;
 use std::time::{Duration, Instant, SystemTime};
 
@@ -28,9 +34,6 @@ const POLL: Duration = Duration::from_millis(20);
 /// How often the coordinator asks JetStream whether it gave up on a unit it is waiting
 /// for (an advisory only makes it ask at once).
 const GIVEN_UP_CHECK: Duration = Duration::from_secs(5);
-
-/// How many notices of each kind are shown one by one; after that only every tenfold.
-const NOTICES_SHOWN: u64 = 20;
 
 /// The default `--worker-wait`.
 pub(super) const DEFAULT_WORKER_WAIT: Duration = Duration::from_secs(30);
@@ -60,35 +63,6 @@ pub(super) struct Coordination<'a> {
     pub dir: &'a Path,
 }
 
-/// The tasks a run recorded before its coordinator was resumed.
-pub(super) struct Prior {
-    ledger: TaskLedger,
-    /// Per participant: tasks recorded and how many succeeded.
-    counts: HashMap<String, (usize, usize)>,
-}
-
-impl Prior {
-    /// Nothing recorded yet, for `participants` running `tasks` tasks each.
-    pub(super) fn new(participants: &[String], tasks: usize) -> Self {
-        Self {
-            ledger: TaskLedger::new(participants, tasks as u64),
-            counts: HashMap::new(),
-        }
-    }
-
-    /// Counts a record already on disk.
-    pub(super) fn add(&mut self, participant: &str, record: &TaskRecord) {
-        if self.ledger.accept(participant, record.task_index) == Accepted::New {
-            let counts = self.counts.entry(participant.to_owned()).or_default();
-            counts.0 += 1;
-            counts.1 += usize::from(record.is_success());
-        }
-    }
-}
-
-/// How many tasks each worker recorded, by worker name.
-pub(super) type WorkerShares = BTreeMap<String, u64>;
-
 /// Runs the whole schedule through the workers; returns each worker's share.
 pub(super) async fn coordinate(
     run: Coordination<'_>,
@@ -105,16 +79,13 @@ pub(super) async fn coordinate(
         dispatched,
         dir,
     } = run;
+    let units = RunUnits::new(names, plan, group_by);
     let mut state = State {
         link,
         names: names.to_vec(),
-        units: RunUnits::new(names, plan, group_by),
-        ledger: prior.ledger,
-        counts: prior.counts,
-        serving: HashMap::new(),
-        shares: BTreeMap::new(),
+        recorded: Recorded::new(units, prior, plan.schedule.len()),
+        serving: Serving::new(worker_wait),
         total: plan.schedule.len(),
-        worker_wait,
         last_ack: Instant::now(),
         last_given_up_check: Instant::now(),
         dropped: Notices::new("left out a message not from this run's workers"),
@@ -133,7 +104,7 @@ pub(super) async fn coordinate(
     outcome?;
     observer.observe(RunEvent::Flush)?;
     state.link.ack_received().await?;
-    let shares = std::mem::take(&mut state.shares);
+    let shares = state.recorded.take_shares();
     state.link.finish().await?;
     Ok(shares)
 }
@@ -150,16 +121,11 @@ struct State<'a> {
     link: Coordinator,
     /// Participants in run order.
     names: Vec<String>,
-    /// The units the run hands out (a batch of any other is left out).
-    units: RunUnits,
-    ledger: TaskLedger,
-    /// Per participant: tasks recorded and how many succeeded.
-    counts: HashMap<String, (usize, usize)>,
-    /// Per participant: the workers that said they serve it.
-    serving: HashMap<String, BTreeSet<String>>,
-    shares: WorkerShares,
+    /// The tasks recorded, each once.
+    recorded: Recorded,
+    /// The workers serving each participant.
+    serving: Serving,
     total: usize,
-    worker_wait: Duration,
     last_ack: Instant,
     last_given_up_check: Instant,
     /// Messages left out.
@@ -186,17 +152,17 @@ impl State<'_> {
                         }
                     }
                     observer.observe(RunEvent::ParticipantStarted { participant: name })?;
-                    let units =
-                        self.unrecorded(participant_units(name, run.plan, SystemTime::now()));
+                    let units = participant_units(name, run.plan, SystemTime::now());
+                    let units = self.recorded.unrecorded(units);
                     self.link.publish_units(position, &units).await?;
                     let waiting = Instant::now();
-                    while self.recorded(name) < total && !run.plan.stop.is_stopping() {
+                    while self.tasks_recorded(name) < total && !run.plan.stop.is_stopping() {
                         self.receive(observer).await?;
-                        self.check_workers(name, waiting)?;
+                        self.serving.check(name, waiting.elapsed())?;
                         self.check_given_up(&[position]).await?;
                     }
                     observer.observe(RunEvent::Flush)?;
-                    let (tasks, succeeded) = self.counts.get(name).copied().unwrap_or_default();
+                    let (tasks, succeeded) = self.recorded.counts(name);
                     observer.observe(RunEvent::ParticipantFinished {
                         participant: name,
                         tasks,
@@ -228,7 +194,7 @@ impl State<'_> {
                 }
                 observer.observe(RunEvent::Flush)?;
                 for name in run.names {
-                    let (tasks, succeeded) = self.counts.get(name).copied().unwrap_or_default();
+                    let (tasks, succeeded) = self.recorded.counts(name);
                     observer.observe(RunEvent::RoundParticipantFinished {
                         participant: name,
                         failed: succeeded < tasks,
@@ -239,19 +205,8 @@ impl State<'_> {
         Ok(())
     }
 
-    /// `units` without those whose every task is recorded (a resumed run).
-    fn unrecorded(&self, units: Vec<WorkUnit>) -> Vec<WorkUnit> {
-        units
-            .into_iter()
-            .filter(|unit| {
-                unit.indices()
-                    .any(|index| !self.ledger.contains(&unit.participant, index))
-            })
-            .collect()
-    }
-
-    fn recorded(&self, participant: &str) -> usize {
-        self.counts.get(participant).map_or(0, |(tasks, _)| *tasks)
+    fn tasks_recorded(&self, participant: &str) -> usize {
+        self.recorded.counts(participant).0
     }
 
     /// Round `round`: every participant's task, at most `concurrency` in flight.
@@ -268,30 +223,25 @@ impl State<'_> {
         let waiting = Instant::now();
         let mut published = 0;
         loop {
-            let recorded = |unit: &WorkUnit| self.ledger.contains(&unit.participant, round);
-            if units.iter().all(|(_, unit)| recorded(unit)) || plan.stop.is_stopping() {
+            let recorded = |unit: &WorkUnit| self.recorded.contains(&unit.participant, round);
+            let window = round_window(&units, published, limit, recorded);
+            let Some(window) = window.filter(|_| !plan.stop.is_stopping()) else {
                 return Ok(());
-            }
-            let in_flight: Vec<usize> = units[..published]
-                .iter()
-                .filter(|(_, unit)| !recorded(unit))
-                .map(|(position, _)| *position)
-                .collect();
-            let free = limit.saturating_sub(in_flight.len());
-            for (position, unit) in units.iter().skip(published).take(free) {
+            };
+            for (position, unit) in &units[window.publish.clone()] {
                 self.link
                     .publish_units(*position, std::slice::from_ref(unit))
                     .await?;
-                published += 1;
             }
+            published = window.publish.end;
             self.receive(observer).await?;
             for name in names
                 .iter()
-                .filter(|name| !self.ledger.contains(name, round))
+                .filter(|name| !self.recorded.contains(name, round))
             {
-                self.check_workers(name, waiting)?;
+                self.serving.check(name, waiting.elapsed())?;
             }
-            self.check_given_up(&in_flight).await?;
+            self.check_given_up(&window.in_flight).await?;
         }
     }
 
@@ -320,12 +270,7 @@ impl State<'_> {
                 if self.dispatched.add_worker(key, &note.worker) {
                     self.dispatched.write(self.dir)?;
                 }
-                for participant in note.participants {
-                    self.serving
-                        .entry(participant)
-                        .or_default()
-                        .insert(note.worker.clone());
-                }
+                self.serving.add(&note.worker, note.participants);
             }
             Incoming::Refusal(note) => self.refusals.show(&format!(
                 "worker {} refused the run: {}",
@@ -339,37 +284,11 @@ impl State<'_> {
         Ok(())
     }
 
-    /// Hands a batch's new tasks to the observers, unless the batch is not one a worker
-    /// running one of the run's units sends.
+    /// Hands a batch's new tasks to the observers; a batch that is not one a worker
+    /// running one of the run's units sends is left out, and counted.
     fn take_batch(&mut self, batch: RecordBatch, observer: &mut dyn RunObserver) -> Result<()> {
-        if !self.units.holds(&batch.unit) {
-            self.dropped.count(&format!(
-                "a record batch of unit {}, which this run does not have",
-                batch.unit.key()
-            ));
-            return Ok(());
-        }
-        if let Err(reason) = batch.check_tasks() {
-            self.dropped
-                .count(&format!("a record batch that is not its unit's: {reason}"));
-            return Ok(());
-        }
-        for (participant, finished) in batch.into_finished() {
-            let index = finished.record.task_index;
-            if self.ledger.accept(&participant, index) != Accepted::New {
-                continue;
-            }
-            let counts = self.counts.entry(participant.clone()).or_default();
-            counts.0 += 1;
-            counts.1 += usize::from(finished.record.is_success());
-            if let Some(worker) = &finished.worker {
-                *self.shares.entry(worker.clone()).or_default() += 1;
-            }
-            observer.observe(RunEvent::TaskFinished {
-                participant: &participant,
-                finished: &finished,
-                total: self.total,
-            })?;
+        if let Some(reason) = self.recorded.take_batch(batch, observer)? {
+            self.dropped.count(&reason);
         }
         Ok(())
     }
@@ -398,66 +317,5 @@ impl State<'_> {
         anyhow!(
             "{units} work unit(s) of participant \"{name}\" were delivered 5 times and never finished (their workers died or could not send their records); the run stops here: once the workers are healthy, bench run --resume <results-dir> completes it"
         )
-    }
-
-    /// Fails once `participant` has waited `--worker-wait` without a worker serving it.
-    fn check_workers(&self, participant: &str, since: Instant) -> Result<()> {
-        let served = self.serving.get(participant).is_some_and(|w| !w.is_empty());
-        if !served && since.elapsed() >= self.worker_wait {
-            bail!(
-                "no worker can run participant \"{participant}\": none joined within {}s (a worker serves a participant only when it trusts the run's key and its operator grants what the participant asks: its requiredEnvVars with --serve-env, its hosts with --allow-host, its directories with --allow-dir)",
-                self.worker_wait.as_secs_f64()
-            );
-        }
-        Ok(())
-    }
-}
-
-/// Notices of one kind on stderr, escaped: the first [`NOTICES_SHOWN`] one by one, then
-/// every tenfold, and how many in all at the end of the run.
-struct Notices {
-    what: &'static str,
-    count: u64,
-}
-
-impl Notices {
-    fn new(what: &'static str) -> Self {
-        Self { what, count: 0 }
-    }
-
-    /// Counts a left-out message and shows why when it is among those shown.
-    fn count(&mut self, reason: &str) {
-        self.count += 1;
-        if self.shown() {
-            eprintln!(
-                "[bench] {} (#{}): {}",
-                self.what,
-                self.count,
-                escape_control(reason)
-            );
-        }
-    }
-
-    /// Shows a line (escaped) when it is among those shown.
-    fn show(&mut self, line: &str) {
-        self.count += 1;
-        if self.shown() {
-            eprintln!("[bench] {}", escape_control(line));
-        }
-    }
-
-    fn shown(&self) -> bool {
-        let mut count = self.count;
-        while count >= 10 && count.is_multiple_of(10) {
-            count /= 10;
-        }
-        self.count <= NOTICES_SHOWN || count == 1
-    }
-
-    /// The count, when any.
-    fn summary(&self) {
-        if self.count > 0 {
-            eprintln!("[bench] {}: {} in all", self.what, self.count);
-        }
     }
 }

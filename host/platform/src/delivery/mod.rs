@@ -9,7 +9,9 @@ use super::api::types::{
     ClaimWorker, CreateArtifact, EventKind, FinishWorker, Heartbeat, PlanWorkers, Progress,
     RunSummary, TaskResults, WorkerOutcome,
 };
-use super::client::{ApiError, Assignment, Client, CreatedRun, WorkerTarget};
+use super::client::{
+    ApiError, Assignment, Client, CreatedRun, HttpPlatform, Platform, WorkerTarget,
+};
 use super::spool::{Batch, Ledger};
 use super::tail::{read_batch, BatchRange, Checkpoint, RecordLine};
 use bench_report::input::{self, Line, ResultsDir};
@@ -95,9 +97,9 @@ struct Tally {
 }
 
 /// One run's delivery state: the ledger, a tally of each participant's records, and a
-/// client. Records are read from `records.ndjson` one batch at a time.
-pub(crate) struct Delivery {
-    client: Arc<Client>,
+/// client of the platform `P`. Records are read from `records.ndjson` one batch at a time.
+pub(crate) struct Delivery<P = HttpPlatform> {
+    client: Arc<Client<P>>,
     ledger: Ledger,
     dir: PathBuf,
     tallies: Vec<Tally>,
@@ -105,10 +107,10 @@ pub(crate) struct Delivery {
     interrupted: bool,
 }
 
-impl Delivery {
+impl<P: Platform> Delivery<P> {
     /// Starts from a ledger; [`Delivery::count`] then tells it each record the results
     /// directory holds.
-    pub(crate) fn new(client: Arc<Client>, ledger: Ledger, dir: &Path) -> Self {
+    pub(crate) fn new(client: Arc<Client<P>>, ledger: Ledger, dir: &Path) -> Self {
         let tallies = vec![Tally::default(); ledger.participants.len()];
         Self {
             client,
@@ -130,7 +132,7 @@ impl Delivery {
     }
 
     /// The client.
-    pub(crate) fn client(&self) -> &Arc<Client> {
+    pub(crate) fn client(&self) -> &Arc<Client<P>> {
         &self.client
     }
 
@@ -713,28 +715,4 @@ fn artifact_body(
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn artifact_metadata_gets_the_size_last() {
-        let assignment = Assignment {
-            worker_id: "w".into(),
-            attempt_id: "a1".into(),
-            task_range_start: 0,
-        };
-        let metadata = json!({"scope": "shared-process", "participants": ["e2b", "modal"]});
-        let body = artifact_body(
-            &assignment,
-            "system-metrics",
-            "application/x-ndjson",
-            "metrics.jsonl",
-            metadata.as_object().unwrap().clone(),
-            12,
-        );
-        assert_eq!(
-            serde_json::to_string(&body).unwrap(),
-            r#"{"attemptId":"a1","kind":"system-metrics","contentType":"application/x-ndjson","name":"metrics.jsonl","metadata":{"scope":"shared-process","participants":["e2b","modal"],"sizeBytes":12}}"#
-        );
-    }
-}
+pub(crate) mod tests;
