@@ -155,11 +155,13 @@ impl SandboxMemory {
         self.release(bytes);
     }
 
-    /// The sandbox really holds `held` bytes of fields: what the estimate has above that is
-    /// given back.
-    pub(crate) fn recount_fields(&self, held: usize) {
+    /// The sandbox really holds `held()` bytes of fields: what the estimate has above that is
+    /// given back. Nothing is recounted while no fields are counted.
+    pub(crate) fn recount_fields(&self, held: impl FnOnce() -> usize) {
         let counted = self.fields.load(Ordering::Relaxed);
-        self.remove_fields(counted.saturating_sub(held));
+        if counted > 0 {
+            self.remove_fields(counted.saturating_sub(held()));
+        }
     }
 
     /// Reserves `bytes` of a host buffer holding `what` for the guest, counted until the
@@ -196,7 +198,7 @@ impl SandboxMemory {
     ) -> Result<(), BoundExceeded> {
         let mut fitted = self.fits(bytes);
         if let (Err(_), Some(recount)) = (&fitted, recount) {
-            self.recount_fields(recount());
+            self.recount_fields(recount);
             fitted = self.fits(bytes);
         }
         fitted.map_err(|bound| {
@@ -413,7 +415,20 @@ mod tests {
             sandbox.reserve(200, "x").is_err(),
             "a reservation cannot recount"
         );
-        sandbox.recount_fields(100);
+        sandbox.recount_fields(|| 100);
         assert!(sandbox.reserve(200, "x").is_ok());
+    }
+
+    #[test]
+    fn nothing_is_recounted_while_no_fields_are_counted() {
+        let sandbox = SandboxMemory::unlimited();
+        sandbox.recount_fields(|| panic!("the table was walked with no fields counted"));
+        sandbox.add_fields(10, || 0).unwrap();
+        let mut walked = false;
+        sandbox.recount_fields(|| {
+            walked = true;
+            10
+        });
+        assert!(walked);
     }
 }

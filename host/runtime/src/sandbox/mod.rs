@@ -131,8 +131,8 @@ impl SandboxState {
     /// Gives back the estimate of HTTP fields the guest no longer holds, so the next task's
     /// host buffers (which cannot recount) are not refused for fields long dropped.
     pub(crate) fn recount_fields(&mut self) {
-        self.memory
-            .recount_fields(http::fields::held(&mut self.table));
+        let table = &mut self.table;
+        self.memory.recount_fields(|| http::fields::held(table));
     }
 
     /// Counts a growth of linear memory or a table (recounting the HTTP fields held when
