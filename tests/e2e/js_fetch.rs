@@ -158,9 +158,11 @@ fn a_large_body_arrives_in_chunks_of_up_to_a_mebibyte() {
     for record in &records {
         assert_eq!(record["status"], "success", "{record}");
         assert_eq!(record["data"]["bytes"], SIZE, "{record}");
-        let chunks = record["data"]["chunks"].as_u64().unwrap();
-        // 8 KiB reads made 513 chunks of this body.
-        assert!((4..=64).contains(&chunks), "{chunks} chunks: {record}");
+        // How many chunks depends on how fast the server writes; their size is bounded: more
+        // than the engine's 8 KiB a read (which made 513 chunks of this body), at most 1 MiB.
+        let largest = record["data"]["largestChunk"].as_u64().unwrap();
+        assert!(largest > 8 << 10, "largest chunk {largest}: {record}");
+        assert!(largest <= 1 << 20, "largest chunk {largest}: {record}");
     }
 }
 

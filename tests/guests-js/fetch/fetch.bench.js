@@ -14,26 +14,36 @@ export const config = defineBenchmarkConfig({
   customCliFlags: ['--url', '--read'],
 });
 
-/** The body's length, read chunk by chunk: [bytes, chunks]. */
+/** How a body arrived: its length, its number of chunks and the largest chunk's length. */
+function arrival(sizes) {
+  return {
+    bytes: sizes.reduce((sum, size) => sum + size, 0),
+    chunks: sizes.length,
+    largestChunk: Math.max(0, ...sizes),
+  };
+}
+
+/** The body read chunk by chunk with a stream reader: its arrival. */
 async function readChunks(body) {
   const reader = body.getReader();
-  let bytes = 0;
-  let chunks = 0;
+  const sizes = [];
   for (;;) {
     const { done, value } = await reader.read();
-    if (done) return [bytes, chunks];
-    bytes += value.byteLength;
-    chunks += 1;
+    if (done) return arrival(sizes);
+    sizes.push(value.byteLength);
   }
 }
 
-/** The body of a node:http GET, collected as SDKs built for Node collect it: [bytes, chunks]. */
+/** The body of a node:http GET, collected as SDKs built for Node collect it: its arrival. */
 function nodeGet(url) {
   return new Promise((resolve, reject) => {
     get(url, (response) => {
       const parts = [];
       response.on('data', (chunk) => parts.push(chunk));
-      response.on('end', () => resolve([Buffer.concat(parts).byteLength, parts.length]));
+      response.on('end', () => {
+        const body = Buffer.concat(parts);
+        resolve({ ...arrival(parts.map((part) => part.byteLength)), bytes: body.byteLength });
+      });
       response.on('error', reject);
     }).on('error', reject);
   });
@@ -42,8 +52,7 @@ function nodeGet(url) {
 export const task = defineTask(async (ctx) => {
   const read = ctx.arg('--read') ?? 'array';
   if (read === 'node') {
-    const [bytes, chunks] = await ctx.step('body', () => nodeGet(ctx.arg('--url')));
-    return { data: { bytes, chunks } };
+    return { data: await ctx.step('body', () => nodeGet(ctx.arg('--url'))) };
   }
   const response = await fetch(ctx.arg('--url'));
   if (!response.ok) {
@@ -51,8 +60,7 @@ export const task = defineTask(async (ctx) => {
   }
   if (read === 'none') return { data: { bytes: 0 } };
   if (read === 'reader') {
-    const [bytes, chunks] = await ctx.step('body', () => readChunks(response.body));
-    return { data: { bytes, chunks } };
+    return { data: await ctx.step('body', () => readChunks(response.body)) };
   }
   const bytes = await ctx.step('body', async () => (await response.arrayBuffer()).byteLength);
   return { data: { bytes } };
