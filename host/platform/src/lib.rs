@@ -57,8 +57,14 @@ pub fn new_ledger(
     let total = run_config.tasks_per_participant();
     let upsert = upsert.then(|| {
         let config = BenchmarkConfig {
-            scoring: run_config.scoring.clone(),
-            display: manifest.display.clone(),
+            scoring: run_config
+                .scoring
+                .as_ref()
+                .map(|scoring| scoring.declared().clone()),
+            display: manifest
+                .display
+                .as_ref()
+                .map(|display| display.declared().clone()),
         };
         UpsertBenchmark {
             name: run_config.benchmark_name.clone(),

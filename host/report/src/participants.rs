@@ -3,8 +3,9 @@
 //! records, with the same statistics as scoring (trimmed, nearest rank). They are gathered
 //! one record at a time ([`StatsCollector`]), so no record is kept.
 
-use crate::scoring::{compute_stats, display_unit, push_samples, RecordOrder, Stats, DEFAULT_TRIM};
+use crate::scoring::{compute_stats, push_samples, RecordOrder, Stats, DEFAULT_TRIM};
 use crate::summary_document::{MetricNumbers, ParticipantNumbers};
+use bench_model::config::DisplaySection;
 use bench_model::metric::{LATENCY, RESPONSE_TIME, SERVICE_TIME};
 use bench_model::record::TaskRecord;
 use serde_json::Value;
@@ -141,11 +142,11 @@ impl StatsCollector {
 
     /// The participant's numbers: response and service time first when its tasks ran on an
     /// arrival schedule, latency next, then every measure name in order of first
-    /// appearance. `display_metrics` is the config's `display.metrics`, consulted for units.
+    /// appearance. `display` is the config's display manifest, consulted for units.
     pub(crate) fn finish(
         self,
         participant: String,
-        display_metrics: Option<&Value>,
+        display: Option<&DisplaySection>,
     ) -> ParticipantStats {
         let mut measures = self.measures;
         let mut columns: Vec<(String, Vec<f64>)> = Vec::new();
@@ -171,7 +172,7 @@ impl StatsCollector {
         let metrics = columns
             .into_iter()
             .map(|(name, mut samples)| MetricStats {
-                unit: unit_of(&name, display_metrics),
+                unit: unit_of(&name, display),
                 samples: samples.len(),
                 stats: compute_stats(&mut samples, DEFAULT_TRIM),
                 name,
@@ -212,12 +213,12 @@ fn add_samples(
     }
 }
 
-fn unit_of(name: &str, display_metrics: Option<&Value>) -> String {
+fn unit_of(name: &str, display: Option<&DisplaySection>) -> String {
     if [LATENCY, RESPONSE_TIME, SERVICE_TIME].contains(&name) {
         return "ms".into();
     }
-    display_metrics
-        .and_then(|metrics| display_unit(metrics, name))
+    display
+        .and_then(|display| display.unit(name))
         .unwrap_or_default()
         .to_owned()
 }
@@ -225,6 +226,7 @@ fn unit_of(name: &str, display_metrics: Option<&Value>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use bench_model::config::Section;
     use bench_model::record::{Status, StepRecord};
     use serde_json::json;
 
@@ -233,7 +235,8 @@ mod tests {
         for record in records {
             collector.add(record);
         }
-        collector.finish(name.into(), display)
+        let display = display.map(DisplaySection::read);
+        collector.finish(name.into(), display.as_ref())
     }
 
     fn record(status: Status, latency_ms: f64, data: Value, step_data: Value) -> TaskRecord {
@@ -282,7 +285,7 @@ mod tests {
                 json!({"handshakes": 2}),
             ),
         ];
-        let display = json!([{"key": "bytes", "label": "Bytes", "unit": "B"}]);
+        let display = json!({"metrics": [{"key": "bytes", "label": "Bytes", "unit": "B"}]});
         let alpha = &stats_of("alpha", &records, Some(&display));
         assert_eq!((alpha.tasks, alpha.succeeded), (3, 2));
         let names: Vec<&str> = alpha.metrics.iter().map(|m| m.name.as_str()).collect();

@@ -55,15 +55,16 @@ impl Summary {
     /// is the only error.
     pub fn new(manifest: &RunManifest, tally: RunTally) -> Result<Self, ScoringSpecError> {
         let run_config = &manifest.run_config;
-        let display_metrics = manifest
-            .display
-            .as_ref()
-            .and_then(|display| display.get("metrics"));
+        let display = manifest.display.as_deref();
         let load = LoadSummary::of(manifest.load.as_ref(), &tally);
-        let verdict = match tally.into_tallied(display_metrics) {
+        let verdict = match tally.into_tallied(display) {
             Tallied::Scored(spec, samples) => Verdict::Scored {
-                results: score(samples, &spec, display_metrics)?,
-                scoring: run_config.scoring.clone().unwrap_or_default(),
+                results: score(samples, &spec, display)?,
+                scoring: run_config
+                    .scoring
+                    .as_ref()
+                    .map(|scoring| scoring.declared().clone())
+                    .unwrap_or_default(),
             },
             Tallied::Unscored(participants) => Verdict::Unscored(participants),
         };

@@ -10,10 +10,10 @@ use crate::scoring::{
     scoring_config_to_spec, ParticipantSampleCollector, ParticipantSamples, ScoringSpec,
 };
 use anyhow::Result;
+use bench_model::config::DisplaySection;
 use bench_model::events::{RunEvent, RunObserver};
 use bench_model::plan::{RunManifest, TaskCounts};
 use bench_model::record::TaskRecord;
-use serde_json::Value;
 use std::collections::{BTreeMap, HashMap};
 
 /// A run's records, reduced to what its summary needs.
@@ -62,9 +62,9 @@ impl RunTally {
         let run_config = &manifest.run_config;
         let collectors = match &run_config.scoring {
             Some(scoring) => {
-                let dimensions = run_config.dimensions.clone().map(Value::Object);
-                let display = manifest.display.as_ref();
-                let spec = scoring_config_to_spec(scoring, dimensions.as_ref(), display);
+                let dimensions = run_config.dimensions.as_ref();
+                let display = manifest.display.as_deref();
+                let spec = scoring_config_to_spec(scoring, dimensions, display);
                 Collectors::Scored(spec, Vec::new())
             }
             None => Collectors::Unscored(Vec::new()),
@@ -163,9 +163,9 @@ impl RunTally {
         self.counts
     }
 
-    /// The samples or plain numbers of every participant, in order; `display_metrics` is
-    /// the config's `display.metrics`, consulted for units.
-    pub(crate) fn into_tallied(self, display_metrics: Option<&Value>) -> Tallied {
+    /// The samples or plain numbers of every participant, in order; `display` is the
+    /// config's display manifest, consulted for units.
+    pub(crate) fn into_tallied(self, display: Option<&DisplaySection>) -> Tallied {
         let names = self.names.into_iter();
         match self.collectors {
             Collectors::Scored(spec, collectors) => {
@@ -178,7 +178,7 @@ impl RunTally {
             Collectors::Unscored(collectors) => Tallied::Unscored(
                 names
                     .zip(collectors)
-                    .map(|(name, collector)| collector.finish(name, display_metrics))
+                    .map(|(name, collector)| collector.finish(name, display))
                     .collect(),
             ),
         }

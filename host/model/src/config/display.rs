@@ -1,9 +1,58 @@
-//! Validation of the display manifest (spec §1.4, variant B as published in 0.3.0): only
-//! `metrics`, `steps` and `overview`; `defaultMetric` may also name a built-in default.
+//! The display manifest (spec §1.4, variant B as published in 0.3.0): its validation (only
+//! `metrics`, `steps` and `overview`; `defaultMetric` may also name a built-in default) and
+//! the typed values of its metrics, which summaries and comparisons read.
 
+use super::declared::Section;
 use super::fields::{get, integer, non_blank, plain_object};
 use serde_json::{Map, Value};
 use std::collections::HashSet;
+
+/// A config's `display` as bench reads it: what it says of each metric.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct DisplaySection {
+    /// The `display.metrics` entries that name a key, in declaration order.
+    pub metrics: Vec<DisplayMetric>,
+}
+
+/// One `display.metrics` entry.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DisplayMetric {
+    /// The metric's key.
+    pub key: String,
+    /// Its unit, when declared as a string.
+    pub unit: Option<String>,
+    /// Whether its `direction` is `higher-better`.
+    pub higher_is_better: bool,
+}
+
+impl DisplaySection {
+    /// The entry of `key` (the last one, as upstream builds a `Map` from the list).
+    pub fn metric(&self, key: &str) -> Option<&DisplayMetric> {
+        self.metrics.iter().rev().find(|metric| metric.key == key)
+    }
+
+    /// The unit the entry of `key` declares.
+    pub fn unit(&self, key: &str) -> Option<&str> {
+        self.metric(key)?.unit.as_deref()
+    }
+}
+
+impl Section for DisplaySection {
+    fn read(display: &Value) -> Self {
+        let entries = display.get("metrics").and_then(Value::as_array);
+        let metrics = entries.into_iter().flatten().filter_map(|entry| {
+            Some(DisplayMetric {
+                key: entry.get("key")?.as_str()?.to_owned(),
+                unit: entry.get("unit").and_then(Value::as_str).map(String::from),
+                higher_is_better: entry.get("direction").and_then(Value::as_str)
+                    == Some("higher-better"),
+            })
+        });
+        Self {
+            metrics: metrics.collect(),
+        }
+    }
+}
 
 const DISPLAY_KEYS: &[&str] = &["metrics", "steps", "overview"];
 const METRIC_KEYS: &[&str] = &["key", "label", "unit", "direction", "decimals", "order"];

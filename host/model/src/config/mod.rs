@@ -2,6 +2,7 @@
 //! `config` export returns, validated exactly as upstream's `defineBenchmarkConfig` (0.3.0,
 //! display variant B) and the `bench run` loader, then turned into typed values.
 
+mod declared;
 mod display;
 mod executor_section;
 mod fields;
@@ -15,6 +16,8 @@ use crate::js;
 use crate::text::escape_control;
 use serde_json::{Map, Value};
 
+pub use declared::{Declared, Section};
+pub use display::{DisplayMetric, DisplaySection};
 pub use executor_section::{
     parse_duration, parse_rate, parse_stages, read_duration, BareNumber, ExecutorConfig,
     ExecutorKind, Stage,
@@ -22,6 +25,7 @@ pub use executor_section::{
 pub use fields::is_lowercase_slug;
 pub(crate) use fields::positive_int;
 pub use sandbox_section::SandboxConfig;
+pub use scoring_section::{ScoredMetric, ScoringSection, Weights};
 
 /// Why a config was rejected; `Display` is upstream's exact message.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -131,10 +135,10 @@ pub struct BenchmarkConfig {
     pub shapes: Vec<(String, Shape)>,
     /// Static tags for summary rows and the run config.
     pub dimensions: Option<Map<String, Value>>,
-    /// The validated serializable scoring spec, as declared.
-    pub scoring: Option<Value>,
-    /// The validated display manifest, as declared.
-    pub display: Option<Value>,
+    /// The validated serializable scoring spec.
+    pub scoring: Option<Declared<ScoringSection>>,
+    /// The validated display manifest.
+    pub display: Option<Declared<DisplaySection>>,
     /// Pass-through flags the task reads itself.
     pub custom_cli_flags: Vec<String>,
     /// bench's sandbox grants and limits (`allowedHosts`, `passEnv`, `httpKeepAlive`, `limits`).
@@ -217,8 +221,8 @@ fn typed(
             .map(|names| names.iter().map(js::value_to_string).collect()),
         shapes,
         dimensions: config.get("dimensions").and_then(Value::as_object).cloned(),
-        scoring: config.get("scoring").cloned(),
-        display: config.get("display").cloned(),
+        scoring: config.get("scoring").cloned().map(Declared::new),
+        display: config.get("display").cloned().map(Declared::new),
         custom_cli_flags: config
             .get("customCliFlags")
             .and_then(Value::as_array)

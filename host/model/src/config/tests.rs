@@ -462,7 +462,10 @@ fn scoring_weights_inside_tolerance_pass() {
         metric("b", 0.2, 0.0, 0.0),
     ], "success": {"requireData": {"verified": true, "n": 24, "mode": "cold"}}});
     let config = parse(json!({ "scoring": scoring.clone() })).unwrap();
-    assert_eq!(config.scoring, Some(scoring));
+    assert_eq!(
+        config.scoring.as_ref().map(Declared::declared),
+        Some(&scoring)
+    );
     assert!(parse(json!({"scoring": {"metrics": [metric("a", 1.009, 0.0, 0.0)]}})).is_ok());
 }
 
@@ -488,7 +491,10 @@ fn bc18_display_example_passes_without_description() {
         "overview": {"defaultMetric": "throughputMbps", "defaultLayout": "ranking"},
     });
     let config = parse(json!({ "display": display.clone() })).unwrap();
-    assert_eq!(config.display, Some(display));
+    assert_eq!(
+        config.display.as_ref().map(Declared::declared),
+        Some(&display)
+    );
 }
 
 #[test]
@@ -750,4 +756,82 @@ fn default_providers_and_group_by_are_typed() {
     assert_eq!(GroupBy::Participant.as_str(), "participant");
     assert_eq!(GroupBy::parse("round"), Some(GroupBy::Round));
     assert_eq!(GroupBy::parse("Round"), None);
+}
+
+#[test]
+fn the_display_section_gives_the_unit_and_direction_of_the_last_entry_of_a_key() {
+    let display = DisplaySection::read(&json!({"metrics": [
+        {"key": "ttiMs", "label": "TTI", "unit": "s"},
+        {"key": "sizeMb", "label": "Size"},
+        {"key": "ttiMs", "label": "TTI", "unit": "ms", "direction": "higher-better"},
+        {"label": "no key", "unit": "x"},
+        "not an object",
+    ]}));
+    assert_eq!(display.unit("ttiMs"), Some("ms"));
+    assert!(display.metric("ttiMs").unwrap().higher_is_better);
+    assert_eq!(display.unit("sizeMb"), None);
+    assert!(!display.metric("sizeMb").unwrap().higher_is_better);
+    assert_eq!(display.unit("other"), None);
+    assert_eq!(display.metrics.len(), 3);
+    for odd in [
+        json!({"metrics": {"key": "x", "unit": "ms"}}),
+        json!("x"),
+        json!(null),
+    ] {
+        assert_eq!(
+            DisplaySection::read(&odd),
+            DisplaySection::default(),
+            "{odd}"
+        );
+    }
+}
+
+#[test]
+fn the_scoring_section_reads_as_javascript_reads_it() {
+    let scoring = ScoringSection::read(&json!({
+        "groupBy": 7,
+        "success": {"requireData": {"verified": true}},
+        "metrics": [
+            {"key": "mbps", "unit": "Mbps", "ceiling": 900, "floor": 1, "higherIsBetter": 1,
+             "weights": {"median": 0.5, "p95": 0.5, "p99": 0}, "trim": 0.1},
+            {"key": "ms", "higherIsBetter": "", "weights": {"median": 0}},
+            7,
+        ]
+    }));
+    assert_eq!(scoring.group_by.as_deref(), Some("7"));
+    assert_eq!(
+        scoring.require_data,
+        json!({"verified": true}).as_object().cloned()
+    );
+    let mbps = scoring.metric("mbps").unwrap();
+    assert_eq!(mbps.unit.as_deref(), Some("Mbps"));
+    assert_eq!(
+        (mbps.ceiling, mbps.floor, mbps.trim),
+        (900.0, Some(1.0), Some(0.1))
+    );
+    assert!(mbps.higher_is_better, "1 is truthy");
+    assert_eq!(mbps.weights.total(), 1.0);
+    let ms = scoring.metric("ms").unwrap();
+    assert!(!ms.higher_is_better, "'' is falsy");
+    assert!(ms.ceiling.is_nan() && ms.weights.p95.is_nan());
+    assert_eq!(
+        scoring.metrics[2].key, "",
+        "a metric that is not an object reads as empty"
+    );
+    let unruled = ScoringSection::read(&json!({"groupBy": "", "success": null, "metrics": []}));
+    assert_eq!(unruled, ScoringSection::default());
+}
+
+#[test]
+fn a_parsed_config_keeps_its_sections_as_declared_beside_their_typed_values() {
+    let config = parse(json!({
+        "scoring": {"metrics": [{"key": "ms", "ceiling": 100, "label": "kept",
+                                 "weights": {"median": 1, "p95": 0, "p99": 0}}]},
+        "display": {"metrics": [{"key": "ms", "label": "Time", "unit": "ms"}]},
+    }))
+    .unwrap();
+    let scoring = config.scoring.unwrap();
+    assert_eq!(scoring.metrics[0].key, "ms");
+    assert_eq!(scoring.declared()["metrics"][0]["label"], "kept");
+    assert_eq!(config.display.unwrap().unit("ms"), Some("ms"));
 }

@@ -3,7 +3,7 @@
 //! rewritten when it ends, and read back by `bench report` and `bench upload`.
 
 use super::{LoadManifest, LoadModel, ResolvedRun};
-use crate::config::{BenchmarkConfig, GroupBy};
+use crate::config::{BenchmarkConfig, Declared, DisplaySection, GroupBy, ScoringSection};
 use crate::js;
 use crate::plan::InstrumentFloor;
 use crate::plan::Shard;
@@ -20,9 +20,9 @@ pub struct RunManifest {
     /// Upstream's `runConfig`, its keys first and at the top level.
     #[serde(flatten)]
     pub run_config: RunConfig,
-    /// The config's display manifest, as declared.
+    /// The config's display manifest.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub display: Option<Value>,
+    pub display: Option<Declared<DisplaySection>>,
     /// The local run id (a UUIDv7: sortable by start time, 74 random bits).
     pub run_id: String,
     /// ISO start time.
@@ -104,9 +104,9 @@ pub struct RunConfig {
     /// Static tags for summary rows.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dimensions: Option<Map<String, Value>>,
-    /// The scoring spec, as declared.
+    /// The scoring spec.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub scoring: Option<Value>,
+    pub scoring: Option<Declared<ScoringSection>>,
     /// The participants that run, in config order.
     pub participants: Vec<String>,
 }
@@ -147,10 +147,10 @@ impl RunConfig {
                 dimensions.values_mut().for_each(js::normalize_numbers);
                 dimensions
             }),
-            scoring: config.scoring.clone().map(|mut scoring| {
-                js::normalize_numbers(&mut scoring);
-                scoring
-            }),
+            scoring: config
+                .scoring
+                .clone()
+                .map(Declared::with_normalized_numbers),
             participants: participants.to_vec(),
         }
     }

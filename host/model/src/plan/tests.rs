@@ -635,7 +635,7 @@ fn a_manifest_reads_back_as_written() {
         serde_json::from_str(include_str!("testdata/run-scored.json")).unwrap();
     assert_eq!(scored.run_config.tasks_per_participant(), 6);
     assert_eq!(
-        scored.run_config.scoring.unwrap()["metrics"][1]["floor"],
+        scored.run_config.scoring.unwrap().declared()["metrics"][1]["floor"],
         10
     );
 }

@@ -4,10 +4,11 @@
 //! participant's composite score as its summary computes it.
 
 use crate::results::{read_manifest, RecordsFile, RECORDS_NDJSON};
-use crate::scoring::{display_unit, push_samples};
+use crate::scoring::push_samples;
 use crate::summary::Summary;
 use crate::tally::RunTally;
 use anyhow::{bail, Context as _, Result};
+use bench_model::config::{DisplaySection, ScoredMetric, ScoringSection};
 use bench_model::metric::{RESPONSE_TIME, SERVICE_TIME};
 use bench_model::plan::RunManifest;
 use bench_model::record::{Status, TaskRecord};
@@ -98,10 +99,10 @@ pub struct RunSamples {
     pub(crate) participants: Vec<ParticipantColumns>,
     /// Each participant's overall composite score, when the run is scored.
     pub(crate) scores: Option<HashMap<String, f64>>,
-    /// The config's `display.metrics`, for units and directions.
-    pub(crate) display_metrics: Option<Value>,
-    /// The config's `scoring`, for directions.
-    pub(crate) scoring: Option<Value>,
+    /// The config's display manifest, for units and directions.
+    pub(crate) display: Option<DisplaySection>,
+    /// The config's `scoring`, for units and directions.
+    pub(crate) scoring: Option<ScoringSection>,
 }
 
 /// Gathers a run's samples record by record, from wherever the records are kept (a
@@ -171,11 +172,6 @@ impl RunSampleCollector {
             }
             None => None,
         };
-        let display_metrics = manifest
-            .display
-            .as_ref()
-            .and_then(|display| display.get("metrics"))
-            .cloned();
         Ok(RunSamples {
             info: RunInfo {
                 dir: self.label,
@@ -187,8 +183,8 @@ impl RunSampleCollector {
             },
             participants: self.participants,
             scores,
-            display_metrics,
-            scoring: manifest.run_config.scoring,
+            display: manifest.display.as_deref().cloned(),
+            scoring: manifest.run_config.scoring.as_deref().cloned(),
         })
     }
 
@@ -250,10 +246,10 @@ impl RunSamples {
             return "ms".into();
         }
         let declared = self
-            .display_metrics
+            .display
             .as_ref()
-            .and_then(|metrics| display_unit(metrics, &metric.name))
-            .or_else(|| self.scoring_entry(&metric.name)?.get("unit")?.as_str());
+            .and_then(|display| display.unit(&metric.name))
+            .or_else(|| self.scoring_metric(&metric.name)?.unit.as_deref());
         declared.unwrap_or_default().to_owned()
     }
 
@@ -263,27 +259,21 @@ impl RunSamples {
         if metric.kind != MetricKind::Measure {
             return false;
         }
-        let displayed = entry(self.display_metrics.as_ref(), &metric.name)
-            .is_some_and(|entry| entry.get("direction") == Some(&"higher-better".into()));
+        let displayed = self
+            .display
+            .as_ref()
+            .and_then(|display| display.metric(&metric.name))
+            .is_some_and(|entry| entry.higher_is_better);
         let scored = self
-            .scoring_entry(&metric.name)
-            .is_some_and(|entry| entry.get("higherIsBetter") == Some(&Value::Bool(true)));
+            .scoring_metric(&metric.name)
+            .is_some_and(|entry| entry.higher_is_better);
         displayed || scored
     }
 
     /// The `scoring.metrics` entry of a key.
-    fn scoring_entry(&self, key: &str) -> Option<&Value> {
-        entry(self.scoring.as_ref()?.get("metrics"), key)
+    fn scoring_metric(&self, key: &str) -> Option<&ScoredMetric> {
+        self.scoring.as_ref()?.metric(key)
     }
-}
-
-/// The last entry of a list of objects whose `key` is `key`.
-fn entry<'a>(list: Option<&'a Value>, key: &str) -> Option<&'a Value> {
-    list?
-        .as_array()?
-        .iter()
-        .rev()
-        .find(|entry| entry.get("key").and_then(Value::as_str) == Some(key))
 }
 
 impl ParticipantColumns {

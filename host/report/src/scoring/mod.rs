@@ -18,7 +18,6 @@ mod spec;
 mod stats;
 #[cfg(test)]
 mod test_support;
-mod units;
 mod validate;
 
 pub(crate) use group::RecordOrder;
@@ -31,5 +30,4 @@ pub use stats::Stats;
 pub(crate) use stats::{
     compute_stats, median, nearest_rank_percentile, push_samples, DEFAULT_TRIM,
 };
-pub(crate) use units::display_unit;
 pub use validate::ScoringSpecError;

@@ -6,8 +6,8 @@ use super::row::{MetricSummary, SummaryRow};
 use super::samples::{GroupSamples, ParticipantSamples};
 use super::spec::{MetricScoring, ScoringSpec};
 use super::stats::{compute_stats, Stats, DEFAULT_TRIM};
-use super::units::display_unit;
 use super::validate::{validate_scoring_spec, ScoringSpecError};
+use bench_model::config::DisplaySection;
 use bench_model::js;
 use serde_json::{Map, Value};
 
@@ -48,12 +48,12 @@ fn weighted_metric_score(stats: &Stats, metric: &MetricScoring) -> f64 {
 /// over all of a participant's records, then — when the spec groups by a data field and
 /// the participant has records — one row per distinct value of that field, in order of
 /// first appearance (records lacking the field get a row whose dimensions equal the first
-/// row's, as upstream's). `display_metrics` is the config's `display.metrics` list,
-/// consulted for the unit of metrics that declare none.
+/// row's, as upstream's). `display` is the config's display manifest, consulted for the unit
+/// of metrics that declare none.
 pub fn score(
     participants: Vec<ParticipantSamples>,
     spec: &ScoringSpec,
-    display_metrics: Option<&Value>,
+    display: Option<&DisplaySection>,
 ) -> Result<Vec<SummaryRow>, ScoringSpecError> {
     validate_scoring_spec(spec)?;
     let scorer = GroupScorer {
@@ -63,7 +63,7 @@ pub fn score(
             .as_ref()
             .map(dimensions::normalized)
             .unwrap_or_default(),
-        display_metrics,
+        display,
     };
     let group_key = spec.group_key();
     let mut rows = Vec::new();
@@ -84,7 +84,7 @@ pub fn score(
 struct GroupScorer<'a> {
     spec: &'a ScoringSpec,
     base_dimensions: Map<String, Value>,
-    display_metrics: Option<&'a Value>,
+    display: Option<&'a DisplaySection>,
 }
 
 impl GroupScorer<'_> {
@@ -142,10 +142,7 @@ impl GroupScorer<'_> {
 
     /// The metric's own unit, else the display unit for its name, else `""`.
     fn unit(&self, metric: &MetricScoring) -> String {
-        let display = || {
-            self.display_metrics
-                .and_then(|list| display_unit(list, &metric.name))
-        };
+        let display = || self.display.and_then(|display| display.unit(&metric.name));
         metric
             .unit
             .as_deref()
@@ -160,6 +157,7 @@ mod tests {
     use super::*;
     use crate::scoring::spec::scoring_config_to_spec;
     use crate::scoring::test_support::{higher_is_better, lower_is_better, record, score_records};
+    use bench_model::config::{ScoringSection, Section};
     use bench_model::record::Status;
     use bench_model::record::TaskRecord;
     use serde_json::json;
@@ -375,10 +373,11 @@ mod tests {
     }
 
     fn duration_row(spec: &ScoringSpec) -> SummaryRow {
-        let display_metrics = json!([{"key": "durationMs", "label": "Duration", "unit": "ms"}]);
+        let display = DisplaySection::read(
+            &json!({"metrics": [{"key": "durationMs", "label": "Duration", "unit": "ms"}]}),
+        );
         let records = vec![success(json!({"durationMs": 100}))];
-        let rows =
-            score_records(&[("p".to_owned(), records)], spec, Some(&display_metrics)).unwrap();
+        let rows = score_records(&[("p".to_owned(), records)], spec, Some(&display)).unwrap();
         rows.into_iter().next().expect("one row")
     }
 
@@ -418,14 +417,14 @@ mod tests {
         ]
     }
 
-    fn fork_config(success_rule: Option<Value>) -> Value {
+    fn fork_config(success_rule: Option<Value>) -> ScoringSection {
         let mut scoring = json!({
             "metrics": [{"key": "forkMs", "unit": "ms", "ceiling": 1000, "weights": {"median": 1, "p95": 0, "p99": 0}}]
         });
         if let Some(rule) = success_rule {
             scoring["success"] = rule;
         }
-        scoring
+        ScoringSection::read(&scoring)
     }
 
     #[test]

@@ -2,29 +2,9 @@
 //! one (spec §4.8, `scoringConfigToSpec`).
 
 use super::dimensions;
-use super::units::display_unit;
-use bench_model::js;
+use bench_model::config::{DisplaySection, ScoredMetric, ScoringSection, Weights};
 use bench_model::record::TaskRecord;
 use serde_json::{Map, Value};
-
-/// Weights of a metric's three statistics. Summed over every metric of a spec they must be
-/// 1 (±0.01), so the composite score stays on a 0–100 scale.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Weights {
-    /// Weight of the median's score.
-    pub median: f64,
-    /// Weight of the p95's score.
-    pub p95: f64,
-    /// Weight of the p99's score.
-    pub p99: f64,
-}
-
-impl Weights {
-    /// `(median + p95) + p99`: the share of the composite score this metric carries.
-    pub fn total(&self) -> f64 {
-        self.median + self.p95 + self.p99
-    }
-}
 
 /// How one metric is sampled and scored.
 #[derive(Debug, Clone, PartialEq)]
@@ -102,87 +82,40 @@ fn strictly_equal(a: &Value, b: &Value) -> bool {
     }
 }
 
-/// Builds the spec of a config's `scoring` object (already checked by config validation):
-/// the config's `dimensions`, `groupBy` when truthy, `success.requireData`, and each metric
-/// named by its `key` (whose data field it reads) with its unit resolved as upstream does —
-/// when `display.metrics` is declared, its unit for the key wins over the metric's own — and
-/// always set, `""` when neither declares one. Missing or malformed fields never panic: a
-/// missing number reads as NaN (as JavaScript reads `undefined` in arithmetic), a missing
-/// optional number as absent, a missing list as empty.
+/// Builds the spec of a config's `scoring` section: the config's `dimensions`, the
+/// section's grouping and success rule, and each metric named by its `key` (whose data field
+/// it reads) with its unit resolved as upstream does — when `display.metrics` declares a unit
+/// for the key, it wins over the metric's own — and always set, `""` when neither declares one.
 pub(crate) fn scoring_config_to_spec(
-    scoring: &Value,
-    dimensions: Option<&Value>,
-    display: Option<&Value>,
+    scoring: &ScoringSection,
+    dimensions: Option<&Map<String, Value>>,
+    display: Option<&DisplaySection>,
 ) -> ScoringSpec {
-    let display_metrics = display.and_then(|display| display.get("metrics"));
     ScoringSpec {
-        dimensions: dimensions
-            .and_then(Value::as_object)
-            .map(dimensions::normalized),
-        group_by: scoring
-            .get("groupBy")
-            .filter(|group_by| is_truthy(group_by))
-            .map(js::value_to_string),
-        require_data: scoring
-            .get("success")
-            .filter(|success| is_truthy(success))
-            .map(|success| {
-                success
-                    .get("requireData")
-                    .and_then(Value::as_object)
-                    .cloned()
-                    .unwrap_or_default()
-            }),
+        dimensions: dimensions.map(dimensions::normalized),
+        group_by: scoring.group_by.clone(),
+        require_data: scoring.require_data.clone(),
         metrics: scoring
-            .get("metrics")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-            .map(|metric| metric_from_config(metric, display_metrics))
+            .metrics
+            .iter()
+            .map(|metric| metric_from_config(metric, display))
             .collect(),
     }
 }
 
-fn metric_from_config(metric: &Value, display_metrics: Option<&Value>) -> MetricScoring {
-    let key = metric
-        .get("key")
-        .and_then(Value::as_str)
-        .unwrap_or_default();
-    let own_unit = metric.get("unit").and_then(Value::as_str);
-    let unit = match display_metrics {
-        None => own_unit,
-        Some(display_metrics) => display_unit(display_metrics, key).or(own_unit),
-    };
-    let weights = metric.get("weights");
-    let weight = |name: &str| number_or_nan(weights.and_then(|weights| weights.get(name)));
+fn metric_from_config(metric: &ScoredMetric, display: Option<&DisplaySection>) -> MetricScoring {
+    let unit = display
+        .and_then(|display| display.unit(&metric.key))
+        .or(metric.unit.as_deref());
     MetricScoring {
-        name: key.to_owned(),
+        name: metric.key.clone(),
         value_key: None,
         unit: Some(unit.unwrap_or_default().to_owned()),
-        ceiling: number_or_nan(metric.get("ceiling")),
-        floor: metric.get("floor").and_then(Value::as_f64),
-        higher_is_better: metric.get("higherIsBetter").is_some_and(is_truthy),
-        weights: Weights {
-            median: weight("median"),
-            p95: weight("p95"),
-            p99: weight("p99"),
-        },
-        trim: metric.get("trim").and_then(Value::as_f64),
-    }
-}
-
-fn number_or_nan(value: Option<&Value>) -> f64 {
-    value.and_then(Value::as_f64).unwrap_or(f64::NAN)
-}
-
-/// JavaScript truthiness of a JSON value.
-fn is_truthy(value: &Value) -> bool {
-    match value {
-        Value::Null => false,
-        Value::Bool(flag) => *flag,
-        Value::Number(number) => number.as_f64().is_some_and(|x| x != 0.0),
-        Value::String(text) => !text.is_empty(),
-        Value::Array(_) | Value::Object(_) => true,
+        ceiling: metric.ceiling,
+        floor: metric.floor,
+        higher_is_better: metric.higher_is_better,
+        weights: metric.weights,
+        trim: metric.trim,
     }
 }
 
@@ -190,8 +123,23 @@ fn is_truthy(value: &Value) -> bool {
 mod tests {
     use super::*;
     use crate::scoring::test_support::record;
+    use bench_model::config::Section;
     use bench_model::record::Status;
     use serde_json::json;
+
+    /// The spec of declared `scoring`, `dimensions` and `display` JSON.
+    fn spec_of(
+        scoring: &Value,
+        dimensions: Option<&Value>,
+        display: Option<&Value>,
+    ) -> ScoringSpec {
+        let display = display.map(DisplaySection::read);
+        scoring_config_to_spec(
+            &ScoringSection::read(scoring),
+            dimensions.and_then(Value::as_object),
+            display.as_ref(),
+        )
+    }
 
     fn tti_config(unit: Option<&str>) -> Value {
         let mut metric = json!({
@@ -213,40 +161,40 @@ mod tests {
     fn un3_display_unit_fills_a_unitless_metric() {
         let display =
             json!({"metrics": [{"key": "ttiMs", "label": "Time to interactive", "unit": "ms"}]});
-        let spec = scoring_config_to_spec(&tti_config(None), None, Some(&display));
+        let spec = spec_of(&tti_config(None), None, Some(&display));
         assert_eq!(spec.metrics[0].name, "ttiMs");
         assert_eq!(unit_of(&spec), Some("ms"));
     }
 
     #[test]
     fn un4_metric_unit_without_display() {
-        let spec = scoring_config_to_spec(&tti_config(Some("ms")), None, None);
+        let spec = spec_of(&tti_config(Some("ms")), None, None);
         assert_eq!(unit_of(&spec), Some("ms"));
     }
 
     #[test]
     fn un5_display_unit_overrides_the_metric_unit() {
         let display = json!({"metrics": [{"key": "ttiMs", "label": "TTI", "unit": "ms"}]});
-        let spec = scoring_config_to_spec(&tti_config(Some("s")), None, Some(&display));
+        let spec = spec_of(&tti_config(Some("s")), None, Some(&display));
         assert_eq!(unit_of(&spec), Some("ms"));
     }
 
     #[test]
     fn un6_no_unit_anywhere_is_empty() {
-        let spec = scoring_config_to_spec(&tti_config(None), None, None);
+        let spec = spec_of(&tti_config(None), None, None);
         assert_eq!(unit_of(&spec), Some(""));
         let display = json!({"overview": {"defaultMetric": "ttiMs"}});
-        let spec = scoring_config_to_spec(&tti_config(None), None, Some(&display));
+        let spec = spec_of(&tti_config(None), None, Some(&display));
         assert_eq!(unit_of(&spec), Some(""));
     }
 
     #[test]
     fn un7_display_without_the_key_keeps_the_metric_unit() {
         let display = json!({"metrics": [{"key": "other", "label": "Other", "unit": "s"}]});
-        let spec = scoring_config_to_spec(&tti_config(Some("ms")), None, Some(&display));
+        let spec = spec_of(&tti_config(Some("ms")), None, Some(&display));
         assert_eq!(unit_of(&spec), Some("ms"));
         let display = json!({"metrics": [{"key": "ttiMs", "label": "TTI"}]});
-        let spec = scoring_config_to_spec(&tti_config(Some("ms")), None, Some(&display));
+        let spec = spec_of(&tti_config(Some("ms")), None, Some(&display));
         assert_eq!(unit_of(&spec), Some("ms"));
     }
 
@@ -260,8 +208,7 @@ mod tests {
                 "weights": {"median": 0.5, "p95": 0.3, "p99": 0.2}, "trim": 0.1
             }]
         });
-        let spec =
-            scoring_config_to_spec(&scoring, Some(&json!({"region": "eu", "cpus": 2.0})), None);
+        let spec = spec_of(&scoring, Some(&json!({"region": "eu", "cpus": 2.0})), None);
         assert_eq!(
             spec,
             ScoringSpec {
@@ -290,7 +237,7 @@ mod tests {
     #[test]
     fn falsy_group_by_and_absent_fields_are_left_out() {
         let scoring = json!({"groupBy": "", "metrics": [{"key": "x", "ceiling": 5, "weights": {"median": 1, "p95": 0, "p99": 0}}]});
-        let spec = scoring_config_to_spec(&scoring, None, None);
+        let spec = spec_of(&scoring, None, None);
         assert_eq!(spec.dimensions, None);
         assert_eq!(spec.group_by, None);
         assert_eq!(spec.require_data, None);
@@ -303,11 +250,8 @@ mod tests {
 
     #[test]
     fn odd_input_does_not_panic() {
-        assert_eq!(
-            scoring_config_to_spec(&json!(null), None, None),
-            ScoringSpec::default()
-        );
-        let spec = scoring_config_to_spec(
+        assert_eq!(spec_of(&json!(null), None, None), ScoringSpec::default());
+        let spec = spec_of(
             &json!({"metrics": [7]}),
             Some(&json!([1])),
             Some(&json!("x")),
@@ -323,7 +267,7 @@ mod tests {
             "success": {"requireData": require_data},
             "metrics": [{"key": "forkMs", "unit": "ms", "ceiling": 1000, "weights": {"median": 1, "p95": 0, "p99": 0}}]
         });
-        scoring_config_to_spec(&scoring, None, None)
+        spec_of(&scoring, None, None)
     }
 
     #[test]

@@ -2,8 +2,9 @@
 
 use super::row::SummaryRow;
 use super::samples::ParticipantSampleCollector;
-use super::spec::{MetricScoring, ScoringSpec, Weights};
+use super::spec::{MetricScoring, ScoringSpec};
 use super::validate::ScoringSpecError;
+use bench_model::config::{DisplaySection, Weights};
 use bench_model::record::{Status, TaskRecord};
 use serde_json::Value;
 
@@ -12,7 +13,7 @@ use serde_json::Value;
 pub(super) fn score_records(
     participants: &[(String, Vec<TaskRecord>)],
     spec: &ScoringSpec,
-    display_metrics: Option<&Value>,
+    display: Option<&DisplaySection>,
 ) -> Result<Vec<SummaryRow>, ScoringSpecError> {
     let samples = participants
         .iter()
@@ -24,7 +25,7 @@ pub(super) fn score_records(
             collector.finish(provider.clone())
         })
         .collect();
-    super::score(samples, spec, display_metrics)
+    super::score(samples, spec, display)
 }
 
 /// A task record with the given status and data (`data` that is not an object: no data).

@@ -14,6 +14,7 @@ use crate::serve::refusal::Refusal;
 use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, Uri};
 use axum::response::Response;
+use bench_model::config::Declared;
 use bench_model::plan::{ComponentInfo, HostInfo, RunManifest};
 use bench_model::record::TaskRecord;
 use bench_report::compare::{
@@ -164,7 +165,7 @@ fn manifest(run: &Run, summary: &Value, config: &Value) -> Result<RunManifest, R
     let summary_run = SummaryRun::from_stored(summary);
     Ok(RunManifest {
         run_config,
-        display: config.get("display").cloned(),
+        display: config.get("display").cloned().map(Declared::new),
         run_id: run.id.clone(),
         started_at: run.created_at.clone(),
         component: ComponentInfo {
