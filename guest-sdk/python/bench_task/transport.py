@@ -346,8 +346,8 @@ def _body_length(method, status, headers):
     """The length of the body a response announces (its one ``Content-Length``), None when
     it announces none, several, or carries no body whatever it says (a ``HEAD``, 1xx, 204
     or 304 response)."""
-    name = method.decode("ascii") if isinstance(method, bytes) else str(method)
-    if name.upper() == "HEAD" or status < 200 or status in (204, 304):
+    verb = method.decode("ascii") if isinstance(method, bytes) else str(method)
+    if verb.upper() == "HEAD" or status < 200 or status in (204, 304):
         return None
     values = {value.strip() for name, value in headers if name.lower() == "content-length"}
     if len(values) != 1:
