@@ -39,6 +39,7 @@ mod platform_sharing;
 mod platform_stalls;
 mod polyglot;
 mod progress;
+mod python_bodies;
 mod python_libraries;
 mod report;
 mod results_input;

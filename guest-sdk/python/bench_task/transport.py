@@ -13,10 +13,13 @@ can send any number of requests without its handle table or memory growing.
 from urllib.parse import urlsplit
 
 from componentize_py_types import Err, Ok
-from wit_world.imports import monotonic_clock, outgoing_handler, poll, streams
+from wit_world.imports import bodies, monotonic_clock, outgoing_handler, poll, streams
 from wit_world.imports import wasi_http_types as types
 
 _NS_PER_S = 1_000_000_000
+_MS_PER_S = 1000
+# The longest timeout a whole read takes (u32 milliseconds).
+_MAX_TIMEOUT_MS = (1 << 32) - 1
 # The most one read asks the host for: a whole body of a few MiB is read in a few calls.
 _READ_SIZE = 1 << 20
 
@@ -224,7 +227,7 @@ class Exchange:
         if not isinstance(result, Ok) or not isinstance(result.value, Ok):
             code = result.value.value if isinstance(result, Ok) else None
             raise _failure(self.request, code)
-        return Response(result.value.value, self.request.origin)
+        return Response(result.value.value, self.request.origin, self.request.method)
 
     def close(self):
         """Drops what the exchange still holds (a request given up on is cancelled)."""
@@ -241,14 +244,18 @@ class Exchange:
 
 class Response:
     """A response head: ``status``, ``headers`` (pairs of str) and the body to read with
-    ``read`` (``read_timeout`` bounds each wait for data). ``close`` drops what is left."""
+    ``read`` or whole with ``read_all`` (``read_timeout`` bounds each wait for data);
+    ``length`` is the body's announced length (None: unknown). ``close`` drops what is
+    left."""
 
-    def __init__(self, incoming, origin):
+    def __init__(self, incoming, origin, method="GET"):
         self.origin = origin
         self.status = incoming.status()
         with incoming.headers() as fields:
             self.headers = [(name, value.decode("latin-1")) for name, value in fields.entries()]
+        self.length = _body_length(method, self.status, self.headers)
         self.read_timeout = None
+        self._received = 0
         self._incoming = incoming
         self._body = incoming.consume()
         self._stream = self._body.stream()
@@ -269,6 +276,7 @@ class Response:
                     return b""
                 raise failure("http_response_incomplete", self.origin) from None
             if chunk:
+                self._received += len(chunk)
                 return chunk
             try:
                 with self._stream.subscribe() as pollable:
@@ -283,11 +291,30 @@ class Response:
         return wait(self.read_step(size))
 
     def read_all(self):
-        """The rest of the body."""
+        """The rest of the body: of a known length, read whole by the host and handed over
+        in one piece (one copy in the sandbox); else chunk by chunk."""
+        if self._stream is not None and self.length is not None:
+            return self._read_whole(max(0, self.length - self._received))
         chunks = []
         while chunk := self.read():
             chunks.append(chunk)
         return b"".join(chunks)
+
+    def _read_whole(self, expected):
+        """The rest of the body from one host call (``expected`` bytes reserved for it);
+        raises as ``read`` does."""
+        timeout = self.read_timeout
+        timeout_ms = None if timeout is None else min(_MAX_TIMEOUT_MS, max(0, int(timeout * _MS_PER_S)))
+        try:
+            body = bodies.read_whole(self._stream, expected, timeout_ms)
+        except Err as error:
+            self.close()
+            if isinstance(error.value, bodies.ReadError_Timeout):
+                raise failure("connection_read_timeout", self.origin) from None
+            raise failure("http_response_incomplete", self.origin) from None
+        self._received += len(body)
+        self.close()
+        return body
 
     def close(self):
         """Drops the body stream, the body and the response, innermost first."""
@@ -313,6 +340,20 @@ def send(request, body=b"", read_timeout=None):
         exchange.close()
         raise
     return wait(exchange.response(read_timeout))
+
+
+def _body_length(method, status, headers):
+    """The length of the body a response announces (its one ``Content-Length``), None when
+    it announces none, several, or carries no body whatever it says (a ``HEAD``, 1xx, 204
+    or 304 response)."""
+    verb = method.decode("ascii") if isinstance(method, bytes) else str(method)
+    if verb.upper() == "HEAD" or status < 200 or status in (204, 304):
+        return None
+    values = {value.strip() for name, value in headers if name.lower() == "content-length"}
+    if len(values) != 1:
+        return None
+    value = values.pop()
+    return int(value) if value.isdigit() else None
 
 
 def _options(connect_timeout):

@@ -7,21 +7,27 @@ wasmtime::component::bindgen!({
     path: "../../wit",
     world: "task",
     // A host function may end the task (a trap) when the task crosses one of its bounds.
-    // `websocket.wait` awaits its connections without holding the thread.
+    // `websocket.wait` awaits its connections and `bodies.read-whole` its stream without
+    // holding the thread.
     imports: {
         "bench:task/websocket.wait": async | trappable,
+        "bench:task/bodies.read-whole": async | trappable,
         default: trappable,
     },
     exports: { default: async },
-    // The pollables a WebSocket connection hands out are wasmtime-wasi's (`wasi:io` is
-    // linked by wasmtime-wasi, not here).
-    with: { "wasi:io/poll": wasmtime_wasi::p2::bindings::io::poll },
+    // The pollables a WebSocket connection hands out and the streams `bodies` reads are
+    // wasmtime-wasi's (`wasi:io` is linked by wasmtime-wasi, not here).
+    with: {
+        "wasi:io/poll": wasmtime_wasi::p2::bindings::io::poll,
+        "wasi:io/streams": wasmtime_wasi::p2::bindings::io::streams,
+        "wasi:io/error": wasmtime_wasi::p2::bindings::io::error,
+    },
     // Host code compares what it returns to the guest (natives' errors) in its tests.
     additional_derives: [PartialEq],
 });
 
 /// The contract package this host provides, as tasks import it (`wit/task.wit`).
-pub const CONTRACT_PACKAGE: &str = "bench:task@0.1.2";
+pub const CONTRACT_PACKAGE: &str = "bench:task@0.1.3";
 
 #[cfg(test)]
 mod tests {

@@ -3,6 +3,7 @@
 
 use crate::compile_budget::OverBudget;
 use crate::engine::{PoolSize, TaskEngine};
+use crate::sandbox::bodies::BodiesHost;
 use crate::sandbox::context::TaskRecorder;
 use crate::sandbox::natives::Natives;
 use crate::sandbox::websocket::WebSocketHost;
@@ -18,16 +19,17 @@ use wasmtime::component::types::ComponentItem;
 use wasmtime::component::{Component, HasSelf, Linker};
 
 /// The world every task targets.
-pub(crate) const TASK_WORLD: &str = "bench:task/task@0.1.2";
+pub(crate) const TASK_WORLD: &str = "bench:task/task@0.1.3";
 
 /// The `bench:task` interfaces the host links. A component built against an earlier 0.1
 /// version imports some of them at its version, which wasmtime's semver matching links to
-/// these (0.1.0 components load unchanged).
+/// these (0.1.0, 0.1.1 and 0.1.2 components load unchanged).
 const PROVIDED_TASK: &[&str] = &[
     "bench:task/model",
     "bench:task/context",
     "bench:task/natives",
     "bench:task/websocket",
+    "bench:task/bodies",
 ];
 
 /// How long the `config` export may take.
@@ -285,7 +287,7 @@ fn explain_missing_imports(imports: &[String], error: &wasmtime::Error) -> Strin
     let names: Vec<&str> = missing.iter().map(|name| name.as_str()).collect();
     format!(
         "imports what bench does not provide: {} (bench provides WASI 0.2, wasi:http and \
-         {CONTRACT_PACKAGE}: context, natives, websocket)",
+         {CONTRACT_PACKAGE}: context, natives, websocket, bodies)",
         names.join(", ")
     )
 }
@@ -331,6 +333,8 @@ fn task_linker(engine: &TaskEngine) -> Result<Linker<SandboxState>> {
     .map_err(anyhow::Error::from)?;
     contract::websocket::add_to_linker::<_, WebSocketHost>(&mut linker, SandboxState::websocket)
         .map_err(anyhow::Error::from)?;
+    contract::bodies::add_to_linker::<_, BodiesHost>(&mut linker, SandboxState::bodies)
+        .map_err(anyhow::Error::from)?;
     Ok(linker)
 }
 
@@ -345,6 +349,8 @@ mod tests {
         assert!(is_provided("bench:task/natives@0.1.1"));
         assert!(is_provided("bench:task/natives@0.1.2"));
         assert!(is_provided("bench:task/websocket@0.1.2"));
+        assert!(is_provided("bench:task/websocket@0.1.3"));
+        assert!(is_provided("bench:task/bodies@0.1.3"));
         assert!(!is_provided("bench:task/context@0.2.0"));
         assert!(!is_provided("bench:task/gpu@0.1.1"));
         let imports = [
@@ -353,7 +359,7 @@ mod tests {
         ];
         assert_eq!(
             explain_missing_imports(&imports, &wasmtime::Error::msg("unlinked")),
-            "was built against bench:task@0.2.0, but this bench provides bench:task@0.1.2; \
+            "was built against bench:task@0.2.0, but this bench provides bench:task@0.1.3; \
              rebuild the task with a matching SDK"
         );
     }

@@ -1,9 +1,9 @@
 //! The memory of one sandbox, accounted as one sum: its linear memories and tables (wasmtime
 //! asks before growing them), the wasi:http fields it holds in the host
 //! ([`super::http::fields`]) and the host buffers it makes the host hold for it (WebSocket
-//! messages queued either way, the inputs, outputs and live objects of natives calls), each
-//! buffer reserved before it is filled and released when it is consumed or dropped
-//! ([`Reservation`]). A sandbox stays within its memory limit, and all the sandboxes of a run
+//! messages queued either way, the inputs, outputs and live objects of natives calls, a body
+//! read whole), each buffer reserved before it is filled and released when it is consumed
+//! or dropped ([`Reservation`]). A sandbox stays within its memory limit, and all the sandboxes of a run
 //! together within the run's host memory budget ([`HostMemory`]); a growth past either fails
 //! with `memory_limit`, saying which bound it met.
 

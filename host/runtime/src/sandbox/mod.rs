@@ -1,9 +1,10 @@
 //! One sandbox per participant slot: a wasmtime [`Store`] whose state grants only that
 //! participant's capabilities — its own secrets (`bench_model::env`), no filesystem unless granted (`fs`),
 //! deny-by-default HTTP (`http`), captured stdio (`stdio`), host-computed primitives
-//! (`natives`), WebSocket connections under the HTTP rules (`websocket`) — within its
-//! `limits`.
+//! (`natives`), WebSocket connections under the HTTP rules (`websocket`), bodies read whole
+//! (`bodies`) — within its `limits`.
 
+pub mod bodies;
 pub mod context;
 pub mod cpu;
 pub mod fs;
@@ -16,6 +17,7 @@ pub(crate) mod stdio;
 pub mod websocket;
 
 use crate::sandbox::context::TaskRecorder;
+use bodies::BodiesView;
 use fs::DirGrant;
 use http::{HttpPolicy, OutboundHttp};
 use limits::Limits;
@@ -125,6 +127,15 @@ impl SandboxState {
             table: &mut self.table,
             sockets: &mut self.websockets,
             http: &mut self.http_hooks,
+        }
+    }
+
+    /// What the `bodies` interface reaches: the guest's streams live in wasi's table, and
+    /// what it buffers counts against the sandbox's memory.
+    pub(crate) fn bodies(&mut self) -> BodiesView<'_> {
+        BodiesView {
+            table: &mut self.table,
+            memory: &self.memory,
         }
     }
 

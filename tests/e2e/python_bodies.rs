@@ -1,0 +1,107 @@
+//! End-to-end: a Python task's response body of a known length is read whole by the host
+//! (`bench:task/bodies`) and handed over in one piece, through urllib3 (and so `requests`'
+//! and boto3's whole reads) and the SDK's helper alike (`tests/guests-python/bodies`): every
+//! byte arrives, as it does read in pieces; a body past the sandbox's memory stops the task
+//! with `memory_limit`, and one cut short is an incomplete response.
+
+use crate::support::{bench::run_bench, guests::built_project, results::records, root};
+use serde_json::Value;
+use sha2::{Digest, Sha256};
+use std::io::{BufRead, BufReader, Write};
+use std::net::{TcpListener, TcpStream};
+use tempfile::TempDir;
+
+const PROJECT: &str = "tests/guests-python/bodies";
+
+/// The connection once the request's head has been read.
+fn past_request_head(stream: TcpStream) -> TcpStream {
+    let mut reader = BufReader::new(stream);
+    loop {
+        let mut line = String::new();
+        if reader.read_line(&mut line).unwrap_or(0) == 0 || line.trim().is_empty() {
+            break;
+        }
+    }
+    reader.into_inner()
+}
+
+/// Answers every GET on a loopback port with `Content-Length: announced` and the bytes of
+/// `body` (fewer than announced: a body cut short), one connection per request.
+fn serve(body: Vec<u8>, announced: usize) -> String {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let body = std::sync::Arc::new(body);
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(stream) = stream else { continue };
+            let body = body.clone();
+            std::thread::spawn(move || {
+                let mut stream = past_request_head(stream);
+                let head = format!(
+                    "HTTP/1.1 200 OK\r\nContent-Length: {announced}\r\nConnection: close\r\n\r\n"
+                );
+                let _ = stream.write_all(head.as_bytes());
+                let _ = stream.write_all(&body);
+            });
+        }
+    });
+    format!("http://127.0.0.1:{port}/")
+}
+
+/// The record of one task reading `url` the way `read` names.
+fn read(url: &str, read: &str, extra: &[&str]) -> Value {
+    built_project(PROJECT);
+    let dir = TempDir::new().unwrap();
+    let project = root().join(PROJECT);
+    let mut args = vec![
+        "run",
+        project.to_str().unwrap(),
+        "--url",
+        url,
+        "--read",
+        read,
+        "--out",
+        "results",
+    ];
+    args.extend_from_slice(extra);
+    run_bench(dir.path(), &args);
+    let mut all = records(&dir.path().join("results"));
+    assert_eq!(all.len(), 1, "{all:?}");
+    all.remove(0)
+}
+
+#[test]
+fn a_body_of_known_length_arrives_whole_with_every_byte() {
+    let body: Vec<u8> = (0..(5 << 20) + 7).map(|i: u32| (i % 251) as u8).collect();
+    let digest = hex::encode(Sha256::digest(&body));
+    let url = serve(body.clone(), body.len());
+    for way in ["urllib3", "raw", "pieces"] {
+        let record = read(&url, way, &[]);
+        assert_eq!(record["status"], "success", "{way}: {record}");
+        assert_eq!(record["data"]["bytes"], body.len(), "{way}: {record}");
+        assert_eq!(record["data"]["sha256"], digest.as_str(), "{way}: {record}");
+    }
+}
+
+#[test]
+fn a_body_past_the_memory_limit_stops_the_task_with_memory_limit() {
+    let url = serve(vec![b'x'; 96 << 20], 96 << 20);
+    for way in ["urllib3", "raw"] {
+        let record = read(&url, way, &["--max-memory", "64MiB"]);
+        assert_eq!(record["status"], "error", "{way}: {record}");
+        assert_eq!(record["errorCode"], "memory_limit", "{way}: {record}");
+        let message = record["data"]["errorMessage"].as_str().unwrap_or_default();
+        assert!(
+            message.contains("growing a body read whole by"),
+            "{way}: {record}"
+        );
+    }
+}
+
+#[test]
+fn a_body_cut_short_is_an_incomplete_response() {
+    let url = serve(vec![b'x'; 1000], 1 << 20);
+    let record = read(&url, "raw", &[]);
+    assert_eq!(record["status"], "error", "{record}");
+    assert_eq!(record["errorCode"], "http_response_incomplete", "{record}");
+}
