@@ -22,6 +22,7 @@ mod platform;
 mod report;
 mod run;
 mod serve;
+mod session;
 mod task;
 mod worker;
 

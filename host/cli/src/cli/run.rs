@@ -1,42 +1,26 @@
 //! `bench run`: component → config → validated plan → executor → local
 //! results (spec §3.1, local mode).
 
-use super::coordinate::{
-    coordinate, Coordination, Prior, WorkerShares, DEFAULT_ACK_WAIT, DEFAULT_WORKER_WAIT,
-};
+use super::coordinate::{DEFAULT_ACK_WAIT, DEFAULT_WORKER_WAIT};
 use super::dispatched::{self, DispatchedRun};
-use super::interrupt::{self, DEFAULT_STOP_GRACE, INTERRUPTED_EXIT};
-use super::task::{host_env, prepare, slot_config, Prepared};
+use super::interrupt::{self, DEFAULT_STOP_GRACE};
+use super::session::close::CloseRules;
+use super::session::execute::{Dispatch, Mode};
+use super::session::open::{self, Opened, Opening};
+use super::session::{slots, watchers, RunSession};
+use super::task::{prepare, Prepared};
 use crate::flags::RunFlags;
 use anyhow::{Context as _, Result};
 use bench_dispatch::{Coordinator, CoordinatorSetup, PublicKey, RunDescriptor, SigningKey};
-use bench_model::ceilings::LimitField;
-use bench_model::config::GroupBy;
-use bench_model::events::{Observers, RunObserver};
-use bench_model::js;
-use bench_model::plan::{self, HostInfo, LoadManifest, LoadModel, RunConfig, RunManifest};
-use bench_model::plan::{ExecPlan, Shard};
-use bench_model::text::escape_control;
+use bench_model::plan::{self, LoadModel, RunManifest};
 use bench_platform::auth::Auth;
-use bench_platform::reporter::{Closing, PlatformObserver, PlatformRun};
-use bench_report::console::{Console, Header};
-use bench_report::disk_budget::{DiskBudget, BUDGET_EXIT};
-use bench_report::export::ExportManager;
-use bench_report::failures::{FirstFailure, FAILED_TASKS_EXIT};
-use bench_report::finish::{finish, RunResults};
-use bench_report::metrics::MetricsRecorder;
-use bench_report::origin;
-use bench_report::paths;
-use bench_report::progress::ProgressBars;
-use bench_report::results::{for_each_record, read_manifest, renamed_log_files, ResultsWriter};
-use bench_report::tally::RunTally;
+use bench_platform::reporter::PlatformRun;
+use bench_report::console::Console;
+use bench_report::results::read_manifest;
 use bench_report::RunReporter;
-use bench_runtime::engine::{self, EngineSettings, TaskEngine};
-use bench_runtime::exec::{self, ParticipantRun, SlotConfig};
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
 /// Runs a benchmark task (a `.wasm` component or a project directory) with upstream flags.
@@ -129,83 +113,77 @@ async fn run_task(task_path: &Path, argv: &[String], resumed: Option<Resumed>) -
         .stop_grace_ms
         .map_or(DEFAULT_STOP_GRACE, Duration::from_millis);
     interrupt::watch(prepared.exec_plan.stop.clone(), grace)?;
-    load_into_run_engine(&mut prepared)?;
+    let sandboxes = prepared.sandboxes as u32;
+    slots::load_into_run_engine(&mut prepared, sandboxes)?;
     let started_at = SystemTime::now();
-    let (opened, results, dispatched) = open_results(&prepared, argv, resumed, started_at)?;
-    print_header(&prepared, &mut console, started_at);
-    let participants = local_participants(&prepared)?;
+    let (opening, dispatched) = match resumed {
+        Some(resumed) => (
+            Opening::resumed(&prepared, resumed.dir, resumed.manifest),
+            Some(resumed.dispatched),
+        ),
+        None => (Opening::new_run(&prepared, started_at), None),
+    };
+    let (opened, results) = open::open(opening)?;
+    let dispatched = dispatch_json(&prepared, argv, &opened, dispatched)?;
+    open::print_header(&prepared, &mut console, started_at);
+    let participants = slots::local_participants(&prepared)?;
     let group_by = prepared.resolved.group_by;
-    let interval = MetricsRecorder::interval(group_by);
-    let metrics = MetricsRecorder::start(&opened.dir, interval, opened.disk.clone())?;
+    let metrics = watchers::start_metrics(&opened, group_by)?;
     let platform = start_platform(&prepared, platform_auth.as_ref(), &opened, &mut console);
     let platform = platform.await?;
-    // The results writer sees every event first: a record is on disk before it is sent.
-    // The tally keeps what the summary needs of each record; no record is kept.
-    let mut watchers = Watchers {
-        progress: bars.then(ProgressBars::default),
-        reporter: RunReporter { console, results },
-        tally: RunTally::new(&opened.manifest),
-        metrics: metrics.clone(),
-        first_failure: FirstFailure::default(),
-        platform: platform.as_ref().map(|p| p.observer(metrics.clone())),
-    };
-    // A resumed run's records so far count as they did; the coordinator skips their tasks.
-    let mut prior = Prior::new(&opened.names, prepared.exec_plan.schedule.len());
-    if opened.resuming {
-        for_each_record(&opened.dir, |participant, record| {
-            watchers.tally.add(participant, record);
-            prior.add(participant, record);
-        })?;
-    }
+    let reporter = RunReporter { console, results };
     let plan = &prepared.exec_plan;
-    let shares = match (&prepared.flags.dispatch, prepared.flags.shard) {
-        (Some(url), _) => {
-            let dispatched = dispatched.context("a dispatched run has its dispatch.json")?;
-            let link = start_coordinator(&prepared, argv, url, &opened, &dispatched).await?;
-            let run = Coordination {
-                link,
-                names: &opened.names,
-                plan,
-                group_by,
-                worker_wait: prepared
-                    .flags
-                    .worker_wait_ms
-                    .map_or(DEFAULT_WORKER_WAIT, Duration::from_millis),
-                platform: platform.as_ref(),
-                prior,
-                dispatched,
-                dir: &opened.dir,
-            };
-            Some(coordinate(run, &mut watchers.observers()).await?)
-        }
-        (None, Some(shard)) => {
-            let observers = &mut watchers.observers();
-            execute_shard(group_by, shard, &participants, plan, observers).await?;
-            None
-        }
-        (None, None) => {
-            let observers = &mut watchers.observers();
-            execute(group_by, &participants, plan, observers, platform.as_ref()).await?;
-            None
-        }
-    };
-    let closed = Closed {
-        watchers,
-        platform,
-        shares,
-    };
-    close_run(&prepared, opened, closed).await
+    let tasks = plan.schedule.len();
+    let session = RunSession::watch(opened, reporter, metrics, platform, bars, tasks)?;
+    let mode = run_mode(&prepared, argv, session.opened(), dispatched).await?;
+    let executed = session.execute(mode, &participants, plan, group_by).await?;
+    executed.close(&CloseRules::of(&prepared)).await
 }
 
-/// Loads the task into the run's engine, whose instance pool holds exactly the sandboxes the
-/// run keeps alive (it also drives their deadlines, so it lives as long as `prepared`, to
-/// the run's end), and drops the engine the task was loaded with.
-fn load_into_run_engine(prepared: &mut Prepared) -> Result<()> {
-    let pool = prepared.task.pool_size(prepared.sandboxes as u32);
-    let engine = TaskEngine::for_run(&EngineSettings::default(), pool)?;
-    prepared.task = Arc::new(prepared.task.load_into(&engine)?);
-    drop(std::mem::replace(&mut prepared.engine, engine));
-    Ok(())
+/// The `dispatch.json` of a dispatched run: a resumed run's (`resumed`), or a new one's,
+/// written into the opened results directory.
+fn dispatch_json(
+    prepared: &Prepared,
+    argv: &[String],
+    opened: &Opened,
+    resumed: Option<DispatchedRun>,
+) -> Result<Option<DispatchedRun>> {
+    match (&prepared.flags.dispatch, resumed) {
+        (Some(_), None) => {
+            let component = std::path::absolute(&opened.manifest.component.path)?;
+            let dispatched = DispatchedRun::new(component, argv);
+            dispatched.write(&opened.dir)?;
+            Ok(Some(dispatched))
+        }
+        (_, dispatched) => Ok(dispatched),
+    }
+}
+
+/// Where the run's tasks run: on the workers of a dispatched run (its coordinator started
+/// here), on one static shard's slots, or on every participant's slots here.
+async fn run_mode(
+    prepared: &Prepared,
+    argv: &[String],
+    opened: &Opened,
+    dispatched: Option<DispatchedRun>,
+) -> Result<Mode> {
+    let flags = &prepared.flags;
+    Ok(match (&flags.dispatch, flags.shard) {
+        (Some(url), _) => {
+            let dispatched = dispatched.context("a dispatched run has its dispatch.json")?;
+            let link = start_coordinator(prepared, argv, url, opened, &dispatched).await?;
+            let worker_wait = flags
+                .worker_wait_ms
+                .map_or(DEFAULT_WORKER_WAIT, Duration::from_millis);
+            Mode::Coordinate(Box::new(Dispatch {
+                link,
+                worker_wait,
+                dispatched,
+            }))
+        }
+        (None, Some(shard)) => Mode::Shard(shard),
+        (None, None) => Mode::Local,
+    })
 }
 
 /// Starts reporting the run to the platform, when the run reports to one (`auth`).
@@ -223,115 +201,6 @@ async fn start_platform(
     let (manifest, dir) = (&opened.manifest, &opened.dir);
     let started = PlatformRun::start(auth, manifest, dir, upsert, run_key, console);
     Ok(Some(started.await?))
-}
-
-/// What the run is left with once its tasks are done.
-struct Closed {
-    watchers: Watchers,
-    platform: Option<PlatformRun>,
-    /// Who ran the tasks of a dispatched run.
-    shares: Option<WorkerShares>,
-}
-
-/// Ends a run whose tasks are done: clears the bars, flushes the results and takes a last
-/// metrics sample, finishes the platform run, completes `run.json`, prints the summary and
-/// reports it; returns the run's exit code.
-async fn close_run(prepared: &Prepared, opened: Opened, closed: Closed) -> Result<ExitCode> {
-    let Opened {
-        exports,
-        disk,
-        mut manifest,
-        ..
-    } = opened;
-    let Closed {
-        watchers,
-        platform,
-        shares,
-    } = closed;
-    // The platform's observer stays until the run's end, as every other one.
-    let Watchers {
-        mut progress,
-        mut reporter,
-        tally,
-        metrics,
-        first_failure,
-        platform: _platform_observer,
-    } = watchers;
-    if let Some(progress) = &mut progress {
-        progress.clear();
-    }
-    reporter.results.flush()?;
-    metrics.sample();
-    let mut closing = match platform {
-        Some(platform) => platform.finish().await,
-        None => Closing::default(),
-    };
-    for line in closing.done_lines() {
-        reporter.console.line(&line);
-    }
-    if let Some(shares) = &shares {
-        reporter.console.line(&worker_shares_line(shares));
-    }
-    let completed_at = SystemTime::now();
-    let counts = tally.task_counts();
-    manifest.complete(js::iso_timestamp(completed_at), counts);
-    if let Some(load) = manifest.load.as_mut().filter(|load| load.is_open()) {
-        load.dropped = tally.dropped();
-    }
-    manifest.interrupted = prepared.exec_plan.stop.is_stopping();
-    reporter.results.write_run_json(&manifest)?;
-    let results = RunResults {
-        manifest: &manifest,
-        tally,
-        dir: reporter.results.dir(),
-        exports: &exports,
-        fail_under: prepared.flags.fail_under,
-    };
-    let code = finish(&mut reporter.console, results)?;
-    closing.submit_summary().await;
-    closing.report(prepared.flags.require_upload).await?;
-    reporter
-        .console
-        .line(&format!("Results: {}", reporter.results.dir().display()));
-    let verdict = first_failure.verdict(counts, &prepared.flags.failure_gates);
-    Ok(exit_code(
-        prepared,
-        code,
-        &disk,
-        manifest.interrupted,
-        verdict,
-    ))
-}
-
-/// The exit code of a finished run: the disk budget's when its results reached it, the
-/// interrupted one when it was stopped, the failed tasks' when a failure gate says so
-/// (`verdict`), else the summary's `code` (`--fail-under`).
-fn exit_code(
-    prepared: &Prepared,
-    code: ExitCode,
-    disk: &DiskBudget,
-    interrupted: bool,
-    verdict: Option<String>,
-) -> ExitCode {
-    if let Some(budget) = disk.reached() {
-        let limits = prepared.grants.effective_limits();
-        eprintln!(
-            "Benchmark stopped: its results reached the disk budget of {} (set by {}; raise it \
-             with --disk-budget SIZE); the records of every task that ran are kept, and the \
-             summary covers them",
-            LimitField::DiskBytes.spec().shown(Some(budget)),
-            limits.get(LimitField::DiskBytes).set_by
-        );
-        return ExitCode::from(BUDGET_EXIT);
-    }
-    if interrupted {
-        return ExitCode::from(INTERRUPTED_EXIT);
-    }
-    if let Some(verdict) = verdict {
-        eprintln!("{verdict}");
-        return ExitCode::from(FAILED_TASKS_EXIT);
-    }
-    code
 }
 
 /// Refuses flags that do not go together, before anything runs: `--shard` with
@@ -369,162 +238,6 @@ fn run_console(flags: &RunFlags, bars: bool) -> Console {
         Console::default()
     };
     console.with_color(crate::color::choice().stdout())
-}
-
-/// A run's results directory, created (or reopened to resume), with `run.json` written.
-struct Opened {
-    dir: PathBuf,
-    exports: ExportManager,
-    disk: Arc<DiskBudget>,
-    /// Participant names, in run order.
-    names: Vec<String>,
-    /// What `run.json` holds: a new run's manifest, or the resumed one's.
-    manifest: RunManifest,
-    /// Whether the run resumes one whose records are already there.
-    resuming: bool,
-}
-
-/// Creates the results directory (refusing an earlier run's, unless resuming) and writes
-/// `run.json`, a new dispatched run its `dispatch.json` too: the directory, its writer and
-/// the `dispatch.json` of a dispatched run.
-fn open_results(
-    prepared: &Prepared,
-    argv: &[String],
-    resumed: Option<Resumed>,
-    started_at: SystemTime,
-) -> Result<(Opened, ResultsWriter, Option<DispatchedRun>)> {
-    let flags = &prepared.flags;
-    let run_id = run_id(started_at);
-    let dir = match &resumed {
-        Some(resumed) => resumed.dir.clone(),
-        None => flags
-            .out
-            .as_ref()
-            .map(PathBuf::from)
-            .unwrap_or_else(|| paths::results_dir(&prepared.resolved.benchmark_slug, &run_id)),
-    };
-    // Refused before anything is created or truncated.
-    if resumed.is_none() {
-        ResultsWriter::refuse_earlier_run(&dir)?;
-    }
-    let exports = ExportManager::create(&flags.exports)?;
-    let limits = prepared.grants.effective_limits();
-    let max_log_bytes = limits.max_participant_log_bytes();
-    let stop = prepared.exec_plan.stop.clone();
-    let disk = DiskBudget::new(limits.value(LimitField::DiskBytes), stop);
-    let results = match &resumed {
-        Some(_) => ResultsWriter::reopen(&dir, max_log_bytes, disk.clone())?,
-        None => ResultsWriter::create(&dir, max_log_bytes, disk.clone())?,
-    };
-    let names: Vec<String> = prepared.available.iter().map(|p| p.name.clone()).collect();
-    let resuming = resumed.is_some();
-    let (manifest, dispatched) = match resumed {
-        Some(resumed) => (resumed.manifest, Some(resumed.dispatched)),
-        None => (fresh_manifest(prepared, run_id, started_at, &names), None),
-    };
-    results.write_run_json(&manifest)?;
-    let dispatched = match (&flags.dispatch, dispatched) {
-        (Some(_), None) => {
-            let component = std::path::absolute(&manifest.component.path)?;
-            let dispatched = DispatchedRun::new(component, argv);
-            dispatched.write(&dir)?;
-            Some(dispatched)
-        }
-        (_, dispatched) => dispatched,
-    };
-    let opened = Opened {
-        dir,
-        exports,
-        disk,
-        names,
-        manifest,
-        resuming,
-    };
-    Ok((opened, results, dispatched))
-}
-
-/// The manifest a new run starts with: `run.json` until the run completes.
-fn fresh_manifest(
-    prepared: &Prepared,
-    run_id: String,
-    started_at: SystemTime,
-    names: &[String],
-) -> RunManifest {
-    let resolved = &prepared.resolved;
-    let load = LoadManifest::of(&resolved.load);
-    let floor = exec::measure_floor();
-    let floor = match &load {
-        Some(load) if load.is_open() => exec::with_arrival_lag(floor),
-        _ => floor,
-    };
-    RunManifest {
-        run_config: RunConfig::new(&prepared.config, resolved, names),
-        display: prepared.config.display.clone(),
-        run_id,
-        started_at: js::iso_timestamp(started_at),
-        component: prepared.task.info(),
-        host: HostInfo::current(env!("CARGO_PKG_VERSION"), engine::wasmtime_version()),
-        origin: origin::collect_here(),
-        completed_at: None,
-        tasks: None,
-        log_files: renamed_log_files(names.iter().map(String::as_str)),
-        interrupted: false,
-        shard: prepared.flags.shard,
-        load,
-        warmup: (resolved.warmup > 0).then_some(resolved.warmup),
-        shuffle_seed: resolved.shuffle_seed,
-        instrument_floor: Some(floor),
-    }
-}
-
-/// Upstream's header, then the run's load model and shuffle seed when it has them.
-fn print_header(prepared: &Prepared, console: &mut Console, started_at: SystemTime) {
-    let resolved = &prepared.resolved;
-    let date = js::iso_timestamp(started_at);
-    console.header(&Header {
-        benchmark_name: &resolved.benchmark_name,
-        date: &date,
-        dry_run: prepared.flags.no_ingest,
-        iterations: prepared.exec_plan.schedule.len(),
-        concurrency: resolved.concurrency,
-        stagger_delay_ms: resolved.stagger_delay_ms,
-        group_by: resolved.group_by.as_str(),
-    });
-    if let Some(load) = resolved.load.describe(resolved.concurrency) {
-        console.line(&format!("Load: {load}"));
-    }
-    if let Some(seed) = resolved.shuffle_seed {
-        console.line(&format!(
-            "Shuffle: participant order changes every round (seed {seed}; --shuffle={seed} repeats it)"
-        ));
-    }
-}
-
-/// The participants this machine runs, with their slots: every available one, or none in
-/// a dispatched run (its sandboxes are the workers', with their own environment).
-fn local_participants(prepared: &Prepared) -> Result<Vec<ParticipantRun<SlotConfig>>> {
-    let local = if prepared.flags.dispatch.is_some() {
-        &[][..]
-    } else {
-        &prepared.available[..]
-    };
-    local
-        .iter()
-        .map(|participant| {
-            Ok(ParticipantRun {
-                name: participant.name.clone(),
-                slots: slot_config(
-                    &prepared.task,
-                    participant,
-                    &prepared.config,
-                    &prepared.flags,
-                    &prepared.grants,
-                    &prepared.exec_plan.stop,
-                    &host_env,
-                )?,
-            })
-        })
-        .collect()
 }
 
 /// Starts the coordinator of a dispatched run on `url`: the run's descriptor and component
@@ -576,110 +289,6 @@ async fn start_coordinator(
     Coordinator::start(setup).await
 }
 
-/// What watches a run's events. The bar goes first (it only draws): it is cleared before
-/// the console ends its line; then the results writer, so a record is on disk before
-/// anything sends it.
-struct Watchers {
-    progress: Option<ProgressBars>,
-    reporter: RunReporter,
-    tally: RunTally,
-    metrics: MetricsRecorder,
-    first_failure: FirstFailure,
-    platform: Option<PlatformObserver>,
-}
-
-impl Watchers {
-    /// All of them, as one observer, in that order.
-    fn observers(&mut self) -> Observers<'_> {
-        let mut observers = Observers::default();
-        if let Some(progress) = &mut self.progress {
-            observers.push(progress);
-        }
-        observers.push(&mut self.reporter);
-        observers.push(&mut self.tally);
-        observers.push(&mut self.metrics);
-        observers.push(&mut self.first_failure);
-        if let Some(observer) = &mut self.platform {
-            observers.push(observer);
-        }
-        observers
-    }
-}
-
-async fn execute(
-    group_by: GroupBy,
-    participants: &[ParticipantRun<SlotConfig>],
-    plan: &ExecPlan,
-    observer: &mut dyn RunObserver,
-    platform: Option<&PlatformRun>,
-) -> Result<()> {
-    match group_by {
-        GroupBy::Round => {
-            if let Some(platform) = platform {
-                platform.begin_rounds();
-            }
-            exec::run_rounds(participants, plan, observer).await
-        }
-        GroupBy::Participant => {
-            for participant in participants {
-                if plan.stop.is_stopping() {
-                    break;
-                }
-                if let Some(platform) = platform {
-                    if !platform.begin(&participant.name)? {
-                        continue;
-                    }
-                }
-                match &plan.load {
-                    LoadModel::Iterations => {
-                        exec::run_participant(participant, plan, observer).await?
-                    }
-                    LoadModel::Duration(duration) => {
-                        exec::run_for_duration(participant, plan, *duration, observer).await?
-                    }
-                    LoadModel::ArrivalRate(arrivals) => {
-                        exec::run_arrivals(participant, plan, arrivals, observer).await?
-                    }
-                }
-            }
-            Ok(())
-        }
-    }
-}
-
-/// Runs the participant slots of one static shard (`--shard i/N`, see `exec::Shard`).
-async fn execute_shard(
-    group_by: GroupBy,
-    shard: Shard,
-    participants: &[ParticipantRun<SlotConfig>],
-    plan: &ExecPlan,
-    observer: &mut dyn RunObserver,
-) -> Result<()> {
-    match group_by {
-        GroupBy::Round => {
-            let held: Vec<ParticipantRun<SlotConfig>> = participants
-                .iter()
-                .enumerate()
-                .filter(|(position, _)| shard.runs_rounds_of(*position))
-                .map(|(_, participant)| participant.clone())
-                .collect();
-            if held.is_empty() {
-                return Ok(());
-            }
-            exec::run_rounds(&held, plan, observer).await
-        }
-        GroupBy::Participant => {
-            for (position, participant) in participants.iter().enumerate() {
-                if plan.stop.is_stopping() {
-                    break;
-                }
-                exec::run_participant_shard(participant, position, shard, plan, observer).await?;
-            }
-            Ok(())
-        }
-    }
-}
-
 /// A flag only a dispatched run takes, given without `--dispatch`.
 fn coordinator_flag_without_dispatch(prepared: &Prepared) -> Option<&'static str> {
     let flags = &prepared.flags;
@@ -698,62 +307,4 @@ fn coordinator_flag_without_dispatch(prepared: &Prepared) -> Option<&'static str
     ]
     .into_iter()
     .find_map(|(given, flag)| given.then_some(flag))
-}
-
-/// `Workers: w1 60 tasks (50%), w2 60 tasks (50%)`: who ran the dispatched run's tasks.
-fn worker_shares_line(shares: &WorkerShares) -> String {
-    let total: u64 = shares.values().sum();
-    if total == 0 {
-        return "Workers: none recorded a task".to_owned();
-    }
-    let parts: Vec<String> = shares
-        .iter()
-        .map(|(worker, tasks)| {
-            let percent = *tasks as f64 * 100.0 / total as f64;
-            format!("{} {tasks} tasks ({percent:.1}%)", escape_control(worker))
-        })
-        .collect();
-    format!("Workers: {}", parts.join(", "))
-}
-
-/// A run id: a UUIDv7 of the start time (milliseconds, so ids sort by start) and 74 random
-/// bits, so two runs never share an id (the platform's idempotency keys start with it).
-fn run_id(started_at: SystemTime) -> String {
-    let since_epoch = started_at
-        .duration_since(SystemTime::UNIX_EPOCH)
-        .unwrap_or_default();
-    let timestamp = uuid::Timestamp::from_unix(
-        uuid::NoContext,
-        since_epoch.as_secs(),
-        since_epoch.subsec_nanos(),
-    );
-    uuid::Uuid::new_v7(timestamp).to_string()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use std::time::Duration;
-
-    #[test]
-    fn the_workers_line_gives_each_share_escaped() {
-        let shares = WorkerShares::from([("w1".to_owned(), 1), ("w\x1b[2J".to_owned(), 3)]);
-        assert_eq!(
-            worker_shares_line(&shares),
-            "Workers: w\\x1b[2J 3 tasks (75.0%), w1 1 tasks (25.0%)"
-        );
-    }
-
-    #[test]
-    fn run_ids_sort_by_start_and_differ_within_a_millisecond() {
-        let start = SystemTime::UNIX_EPOCH + Duration::from_millis(1_767_225_600_000);
-        let first = run_id(start);
-        let same_instant = run_id(start);
-        let later = run_id(start + Duration::from_millis(1));
-        assert_ne!(first, same_instant);
-        assert!(first < later && same_instant < later);
-        let parsed = uuid::Uuid::parse_str(&first).unwrap();
-        assert_eq!(parsed.get_version_num(), 7);
-        assert!(first.starts_with("019b76da-a800-7"), "{first}");
-    }
 }

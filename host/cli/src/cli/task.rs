@@ -9,12 +9,10 @@ use bench_model::ceilings::Ceilings;
 use bench_model::config::{self, BenchmarkConfig, Participant};
 use bench_model::plan::ExecPlan;
 use bench_model::plan::{self, ResolvedRun, Skipped};
-use bench_model::stop::RunStop;
 use bench_report::gate;
 use bench_runtime::compile_budget::CompileBudget;
 use bench_runtime::component::TaskComponent;
 use bench_runtime::engine::{EngineSettings, TaskEngine};
-use bench_runtime::exec::SlotConfig;
 use bench_runtime::sandbox::grants::RunGrants;
 use std::path::Path;
 use std::sync::Arc;
@@ -52,27 +50,6 @@ pub(super) type Env<'a> = &'a (dyn Fn(&str) -> Option<String> + Sync);
 /// A variable of this process's environment.
 pub(super) fn host_env(name: &str) -> Option<String> {
     std::env::var(name).ok()
-}
-
-/// What every sandbox of `participant` is made from: the run's task (loaded into the run's
-/// engine), the participant's grants with variables from `env`, the custom flags.
-pub(super) fn slot_config(
-    task: &Arc<TaskComponent>,
-    participant: &Participant,
-    config: &BenchmarkConfig,
-    flags: &RunFlags,
-    grants: &RunGrants,
-    stop: &RunStop,
-    env: Env<'_>,
-) -> Result<SlotConfig> {
-    Ok(SlotConfig {
-        task: task.clone(),
-        participant_json: participant.raw.to_string(),
-        capabilities: grants.for_participant(config, participant, env)?,
-        args: flags.custom.clone(),
-        fresh_instance: flags.fresh_instance,
-        stop: stop.clone(),
-    })
 }
 
 /// The step shown while wasmtime compiles a component it has not cached yet.

@@ -15,8 +15,8 @@ mod participant;
 mod round;
 mod runner;
 mod slot;
-#[cfg(test)]
-pub(crate) mod test_support;
+#[cfg(any(test, feature = "test-support"))]
+pub mod test_support;
 mod unit;
 
 pub use arrival_rate::run_arrivals;

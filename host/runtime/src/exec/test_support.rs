@@ -1,4 +1,5 @@
-//! A fake [`TaskRunner`] for the executors' unit tests (no guest, no sandbox): each task
+//! A fake [`TaskRunner`] for the executors' unit tests and those of the crates above them
+//! (the `test-support` feature; no guest, no sandbox): each task
 //! sleeps for a chosen time on tokio's clock (pause it for deterministic time), then
 //! succeeds or fails as told, and a shared [`Journal`] says when each task ran and how many
 //! ran at once.
@@ -18,7 +19,7 @@ use tokio::time::Instant;
 
 /// What one fake task does.
 #[derive(Debug, Clone, Copy)]
-pub(crate) struct Behaviour {
+pub struct Behaviour {
     /// How long it runs.
     pub delay: Duration,
     /// Whether it ends as a trap.
@@ -27,7 +28,7 @@ pub(crate) struct Behaviour {
 
 /// One task the fake ran.
 #[derive(Debug, Clone)]
-pub(crate) struct Ran {
+pub struct Ran {
     /// The participant it ran for.
     pub participant: &'static str,
     /// The slot that ran it, numbered in opening order (across participants).
@@ -44,7 +45,7 @@ pub(crate) struct Ran {
 
 /// What the fakes of one test did.
 #[derive(Debug, Default)]
-pub(crate) struct Journal {
+pub struct Journal {
     state: Mutex<JournalState>,
 }
 
@@ -59,22 +60,22 @@ struct JournalState {
 
 impl Journal {
     /// (participant, index) in the order the tasks started.
-    pub(super) fn started(&self) -> Vec<(&'static str, u32)> {
+    pub fn started(&self) -> Vec<(&'static str, u32)> {
         self.lock().started.clone()
     }
 
     /// Every finished task, in finishing order.
-    pub(super) fn ran(&self) -> Vec<Ran> {
+    pub fn ran(&self) -> Vec<Ran> {
         self.lock().ran.clone()
     }
 
     /// How many slots were opened.
-    pub(crate) fn slots_opened(&self) -> usize {
+    pub fn slots_opened(&self) -> usize {
         self.lock().slots_opened
     }
 
     /// The most tasks that ran at once.
-    pub(crate) fn max_in_flight(&self) -> usize {
+    pub fn max_in_flight(&self) -> usize {
         self.lock().max_in_flight
     }
 
@@ -87,14 +88,14 @@ type BehaviourOf = Arc<dyn Fn(u32) -> Behaviour + Send + Sync>;
 
 /// The slots of one fake participant.
 #[derive(Clone)]
-pub(crate) struct FakeSlots {
+pub struct FakeSlots {
     participant: &'static str,
     behaviour: BehaviourOf,
     journal: Arc<Journal>,
 }
 
 /// One slot of a fake participant.
-pub(crate) struct FakeRunner {
+pub struct FakeRunner {
     slots: FakeSlots,
     slot: usize,
 }
@@ -164,7 +165,7 @@ impl TaskRunner for FakeRunner {
 }
 
 /// A fake participant whose task `i` behaves as `behaviour(i)`.
-pub(crate) fn participant(
+pub fn participant(
     name: &'static str,
     journal: &Arc<Journal>,
     behaviour: impl Fn(u32) -> Behaviour + Send + Sync + 'static,
@@ -180,7 +181,7 @@ pub(crate) fn participant(
 }
 
 /// Every task takes `ms` milliseconds and succeeds.
-pub(crate) fn takes(ms: u64) -> impl Fn(u32) -> Behaviour + Send + Sync + 'static {
+pub fn takes(ms: u64) -> impl Fn(u32) -> Behaviour + Send + Sync + 'static {
     move |_| Behaviour {
         delay: Duration::from_millis(ms),
         fails: false,
@@ -188,12 +189,12 @@ pub(crate) fn takes(ms: u64) -> impl Fn(u32) -> Behaviour + Send + Sync + 'stati
 }
 
 /// A plan of `iterations` untagged tasks.
-pub(crate) fn plan(iterations: usize, concurrency: u32, stagger_delay_ms: f64) -> ExecPlan {
+pub fn plan(iterations: usize, concurrency: u32, stagger_delay_ms: f64) -> ExecPlan {
     phased_plan(&[(None, iterations)], concurrency, stagger_delay_ms)
 }
 
 /// A plan of these phases with counts.
-pub(crate) fn phased_plan(
+pub fn phased_plan(
     phases: &[(Option<&str>, usize)],
     concurrency: u32,
     stagger_delay_ms: f64,
@@ -214,7 +215,7 @@ pub(crate) fn phased_plan(
 
 /// A [`RunEvent`] as the [`Tape`] keeps it (owned, records reduced to their indexes).
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) enum Seen {
+pub enum Seen {
     /// The participant.
     ParticipantStarted(String),
     /// The participant, the task index and the schedule length.
@@ -233,7 +234,7 @@ pub(crate) enum Seen {
 
 /// An observer that keeps every event with the time it arrived, and every record.
 #[derive(Debug, Default)]
-pub(crate) struct Tape {
+pub struct Tape {
     /// Every event, on tokio's clock.
     pub events: Vec<(Instant, Seen)>,
     /// Every finished task's participant and record, in the order they were reported.
@@ -242,7 +243,7 @@ pub(crate) struct Tape {
 
 impl Tape {
     /// The records of one participant, sorted by task index.
-    pub(crate) fn records_of(&self, participant: &str) -> Vec<TaskRecord> {
+    pub fn records_of(&self, participant: &str) -> Vec<TaskRecord> {
         let mut records: Vec<TaskRecord> = self
             .records
             .iter()
@@ -254,7 +255,7 @@ impl Tape {
     }
 
     /// The events, flushes left out.
-    pub(crate) fn without_flushes(&self) -> Vec<Seen> {
+    pub fn without_flushes(&self) -> Vec<Seen> {
         self.events
             .iter()
             .map(|(_, seen)| seen.clone())
@@ -263,7 +264,7 @@ impl Tape {
     }
 
     /// When each flush arrived.
-    pub(crate) fn flushes(&self) -> Vec<Instant> {
+    pub fn flushes(&self) -> Vec<Instant> {
         self.events
             .iter()
             .filter(|(_, seen)| *seen == Seen::Flush)
@@ -311,12 +312,12 @@ impl RunObserver for Tape {
 }
 
 /// `n` milliseconds.
-pub(crate) fn ms(n: u64) -> Duration {
+pub fn ms(n: u64) -> Duration {
     Duration::from_millis(n)
 }
 
 /// Stops scheduling in `plan`'s run after `after_ms` milliseconds (of the paused clock).
-pub(crate) fn stop_scheduling_after(plan: &ExecPlan, after_ms: u64) {
+pub fn stop_scheduling_after(plan: &ExecPlan, after_ms: u64) {
     let stop = plan.stop.clone();
     tokio::spawn(async move {
         tokio::time::sleep(ms(after_ms)).await;

@@ -32,6 +32,12 @@ impl Prior {
     pub(in crate::cli) fn add(&mut self, participant: &str, record: &TaskRecord) {
         self.tasks.accept(participant, record);
     }
+
+    /// Whether task `index` of `participant` was recorded before.
+    #[cfg(test)]
+    pub(in crate::cli) fn contains(&self, participant: &str, index: u32) -> bool {
+        self.tasks.ledger.contains(participant, index)
+    }
 }
 
 /// Each task once, and how many per participant.

@@ -9,7 +9,9 @@
 
 mod announcements;
 
-use super::task::{prepare_with, slot_config, Prepared};
+use super::session::execute::handed_unit;
+use super::session::slots::{load_into_run_engine, slot_config};
+use super::task::{prepare_with, Prepared};
 use super::{block_on, error_exit};
 use crate::{flags, settings};
 use announcements::{step, FinishedRuns, Refusals, RunPhase, Step};
@@ -23,8 +25,8 @@ use bench_model::dispatch::RecordBatch;
 use bench_model::plan::ExecPlan;
 use bench_model::text::escape_control;
 use bench_runtime::compile_budget::abandoned_compilation;
-use bench_runtime::engine::{EngineSettings, TaskEngine};
-use bench_runtime::exec::{run_unit, SlotConfig, SlotFactory};
+use bench_runtime::engine::TaskEngine;
+use bench_runtime::exec::SlotConfig;
 use bench_runtime::sandbox::grants::OperatorGrants;
 use clap::Args;
 use futures_util::{Stream, StreamExt};
@@ -505,21 +507,10 @@ async fn ready_to_serve(
     let path = dir.path().join("task.wasm");
     std::fs::write(&path, &component).context("cannot store the task component")?;
     let env = |name: &str| operator.env(name);
-    let Prepared {
-        engine: loading_engine,
-        task,
-        config,
-        flags,
-        available,
-        skipped,
-        grants,
-        exec_plan,
-        ..
-    } = prepare_with(&path, &descriptor.argv, ceilings, &env).await?;
-    let engine = TaskEngine::for_run(&EngineSettings::default(), task.pool_size(slot_count))?;
-    let task = Arc::new(task.load_into(&engine)?);
-    drop(loading_engine);
-    let mut not_served: Vec<String> = skipped
+    let mut prepared = prepare_with(&path, &descriptor.argv, ceilings, &env).await?;
+    load_into_run_engine(&mut prepared, slot_count)?;
+    let mut not_served: Vec<String> = prepared
+        .skipped
         .iter()
         .map(|skipped| {
             format!(
@@ -530,7 +521,7 @@ async fn ready_to_serve(
         })
         .collect();
     let mut served = Vec::new();
-    for participant in &available {
+    for participant in &prepared.available {
         let Some(position) = descriptor
             .participants
             .iter()
@@ -538,20 +529,15 @@ async fn ready_to_serve(
         else {
             continue;
         };
-        let slot = slot_config(
-            &task,
-            participant,
-            &config,
-            &flags,
-            &grants,
-            &exec_plan.stop,
-            &env,
-        )?;
+        let slot = slot_config(&prepared, participant, &env)?;
         match operator.admit(&slot.capabilities) {
             Ok(()) => served.push((position, participant.name.clone(), slot)),
             Err(why) => not_served.push(format!("{} ({why})", participant.name)),
         }
     }
+    let Prepared {
+        engine, exec_plan, ..
+    } = prepared;
     Ok(ReadyRun {
         engine,
         served,
@@ -687,10 +673,9 @@ async fn run_delivery(
         );
     }
     let (sender, mut receiver) = mpsc::channel(128);
-    let mut runner = unit_run.slot.open_slot();
-    let plan = &unit_run.plan;
+    let (slot, plan) = (&unit_run.slot, &unit_run.plan);
     let running = async move {
-        run_unit(&mut runner, &unit, plan, &sender).await;
+        handed_unit(slot, &unit, plan, &sender).await;
     };
     let publishing = async {
         let mut batch = RecordBatch::new(&unit_run.run, &delivery.unit, unit_run.link.name());
