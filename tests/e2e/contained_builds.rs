@@ -11,6 +11,7 @@ use crate::support::results::records;
 use crate::support::root;
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::time::{Duration, SystemTime};
 use tempfile::TempDir;
 
 /// A JavaScript task module whose config is named `name`; `imports` go on top.
@@ -181,9 +182,11 @@ def run(ctx):
     return {}
 "#;
 
-/// Every `bench_task` file of the SDKs unpacked in the tests' cache holds what the
-/// repository's SDK does.
-fn assert_sdk_as_shipped() {
+/// Every `bench_task` file of the SDKs unpacked in the tests' cache that was written since
+/// `start` (unpacked by this bench, or changed by a build) holds what the repository's SDK
+/// does. SDKs unpacked earlier by other bench builds hold their own versions and are not
+/// looked at unless something wrote to them.
+fn assert_sdk_as_shipped(start: SystemTime) {
     let shipped = root().join("guest-sdk/python/bench_task");
     let unpacked = root().join("target/bench-cache/sdk");
     for version in std::fs::read_dir(unpacked).unwrap() {
@@ -191,7 +194,10 @@ fn assert_sdk_as_shipped() {
         for file in std::fs::read_dir(&package).into_iter().flatten() {
             let file = file.unwrap().path();
             let original = shipped.join(file.file_name().unwrap());
-            if file.is_file() && original.is_file() {
+            let written_since_start = std::fs::metadata(&file)
+                .and_then(|metadata| metadata.modified())
+                .is_ok_and(|modified| modified >= start);
+            if written_since_start && file.is_file() && original.is_file() {
                 assert_eq!(
                     std::fs::read(&file).unwrap(),
                     std::fs::read(&original).unwrap(),
@@ -206,6 +212,8 @@ fn assert_sdk_as_shipped() {
 #[test]
 fn python_build_time_code_cannot_write_to_the_sdk_the_site_packages_or_the_project() {
     ensure_python_toolchain();
+    // Whole seconds: a file system may keep coarser modification times than the clock.
+    let start = SystemTime::now() - Duration::from_secs(1);
     let dir = TempDir::new().unwrap();
     let planter = dir.path().join("planter");
     std::fs::create_dir(&planter).unwrap();
@@ -239,7 +247,7 @@ fn python_build_time_code_cannot_write_to_the_sdk_the_site_packages_or_the_proje
             folder.display()
         );
     }
-    assert_sdk_as_shipped();
+    assert_sdk_as_shipped(start);
 
     // The next author's task, built afterwards, gets the SDK as bench shipped it.
     let next = dir.path().join("next");
@@ -255,5 +263,5 @@ fn python_build_time_code_cannot_write_to_the_sdk_the_site_packages_or_the_proje
     let (run, records) = run_task(dir.path(), &next, &[]);
     assert!(run.stdout.starts_with("Next False"), "{}", run.stdout);
     assert_eq!(records[0]["status"], "success");
-    assert_sdk_as_shipped();
+    assert_sdk_as_shipped(start);
 }

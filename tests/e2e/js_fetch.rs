@@ -10,26 +10,15 @@
 //! asks the host for more), through `fetch` and node:http alike; a body without end still
 //! stops at the sandbox's memory limit.
 
+use crate::support::http_server::past_request_head;
 use crate::support::{bench::run_bench, guests::built_project, results::records, root};
-use std::io::{BufRead, BufReader, Write};
-use std::net::{TcpListener, TcpStream};
+use std::io::Write;
+use std::net::TcpListener;
 use tempfile::TempDir;
 
 const PROJECT: &str = "tests/guests-js/fetch";
 const CHUNKS: usize = 4_000;
 const CHUNK: &[u8] = b"8\r\nabcdefgh\r\n";
-
-/// The connection once the request's head has been read.
-fn past_request_head(stream: TcpStream) -> TcpStream {
-    let mut reader = BufReader::new(stream);
-    loop {
-        let mut line = String::new();
-        if reader.read_line(&mut line).unwrap_or(0) == 0 || line.trim().is_empty() {
-            break;
-        }
-    }
-    reader.into_inner()
-}
 
 /// Answers every GET on a loopback port with a body of [`CHUNKS`] 8-byte chunks, one
 /// connection per request.

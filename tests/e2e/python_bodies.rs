@@ -4,26 +4,15 @@
 //! byte arrives, as it does read in pieces; a body past the sandbox's memory stops the task
 //! with `memory_limit`, and one cut short is an incomplete response.
 
+use crate::support::http_server::past_request_head;
 use crate::support::{bench::run_bench, guests::built_project, results::records, root};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
-use std::io::{BufRead, BufReader, Write};
-use std::net::{TcpListener, TcpStream};
+use std::io::Write;
+use std::net::TcpListener;
 use tempfile::TempDir;
 
 const PROJECT: &str = "tests/guests-python/bodies";
-
-/// The connection once the request's head has been read.
-fn past_request_head(stream: TcpStream) -> TcpStream {
-    let mut reader = BufReader::new(stream);
-    loop {
-        let mut line = String::new();
-        if reader.read_line(&mut line).unwrap_or(0) == 0 || line.trim().is_empty() {
-            break;
-        }
-    }
-    reader.into_inner()
-}
 
 /// Answers every GET on a loopback port with `Content-Length: announced` and the bytes of
 /// `body` (fewer than announced: a body cut short), one connection per request.

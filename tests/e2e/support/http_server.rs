@@ -4,7 +4,7 @@
 //! after `connections` of them.
 
 use std::io::{BufRead, BufReader, Read, Write};
-use std::net::TcpListener;
+use std::net::{TcpListener, TcpStream};
 use std::time::Duration;
 
 /// How long a GET of `/slow` waits before it answers.
@@ -24,7 +24,7 @@ pub(crate) fn serve(connections: usize) -> u16 {
     port
 }
 
-fn answer(stream: std::net::TcpStream) {
+fn answer(stream: TcpStream) {
     let mut reader = BufReader::new(stream);
     let mut request_line = String::new();
     let mut length = 0;
@@ -55,4 +55,17 @@ fn answer(stream: std::net::TcpStream) {
     .into_bytes();
     response.extend_from_slice(&body);
     let _ = reader.into_inner().write_all(&response);
+}
+
+/// The connection once the request's head has been read (a server that answers every
+/// request alike).
+pub(crate) fn past_request_head(stream: TcpStream) -> TcpStream {
+    let mut reader = BufReader::new(stream);
+    loop {
+        let mut line = String::new();
+        if reader.read_line(&mut line).unwrap_or(0) == 0 || line.trim().is_empty() {
+            break;
+        }
+    }
+    reader.into_inner()
 }
