@@ -24,30 +24,40 @@ struct NatsServer {
 }
 
 impl NatsServer {
+    /// Starts nats-server on a free port. The port is free when picked, not when the server
+    /// binds it: a server of a test running beside this one may take it first, and this one
+    /// then exits (while the port answers); it is started again on another port.
     fn start() -> Self {
         let store = TempDir::new().unwrap();
-        let port = TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port();
-        let child = Command::new("nats-server")
-            .args(["-a", "127.0.0.1", "-p", &port.to_string(), "-js", "-sd"])
-            .arg(store.path())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("nats-server runs (apt-get install nats-server)");
-        let deadline = Instant::now() + Duration::from_secs(DELIVERY_DEADLINE_SECS);
-        while TcpStream::connect(("127.0.0.1", port)).is_err() {
-            assert!(Instant::now() < deadline, "nats-server did not start");
-            std::thread::sleep(Duration::from_millis(20));
+        for _ in 0..5 {
+            let port = TcpListener::bind("127.0.0.1:0")
+                .unwrap()
+                .local_addr()
+                .unwrap()
+                .port();
+            let mut child = Command::new("nats-server")
+                .args(["-a", "127.0.0.1", "-p", &port.to_string(), "-js", "-sd"])
+                .arg(store.path())
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .spawn()
+                .expect("nats-server runs (apt-get install nats-server)");
+            let deadline = Instant::now() + Duration::from_secs(DELIVERY_DEADLINE_SECS);
+            while TcpStream::connect(("127.0.0.1", port)).is_err()
+                && child.try_wait().unwrap().is_none()
+            {
+                assert!(Instant::now() < deadline, "nats-server did not start");
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            if child.try_wait().unwrap().is_none() {
+                return Self {
+                    child,
+                    url: format!("nats://127.0.0.1:{port}"),
+                    _store: store,
+                };
+            }
         }
-        Self {
-            child,
-            url: format!("nats://127.0.0.1:{port}"),
-            _store: store,
-        }
+        panic!("nats-server exited at start five times (no free port?)");
     }
 }
 

@@ -39,24 +39,32 @@ impl NatsServer {
         Self::launch(store, Some(path), env)
     }
 
+    /// Starts the server on a free port. The port is free when picked, not when the server
+    /// binds it: a server of a test running beside this one may take it first, and this one
+    /// then exits (while the port answers); it is started again on another port.
     fn launch(store: TempDir, config: Option<PathBuf>, env: &[(&str, &str)]) -> NatsServer {
-        let port = TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port();
         let mut server = NatsServer {
             child: None,
-            port,
+            port: 0,
             config,
             store,
         };
-        server.run(true, env);
-        server
+        for _ in 0..5 {
+            server.port = TcpListener::bind("127.0.0.1:0")
+                .unwrap()
+                .local_addr()
+                .unwrap()
+                .port();
+            if server.run(true, env) {
+                return server;
+            }
+        }
+        panic!("nats-server exited at start five times (no free port?)");
     }
 
-    /// Starts the process (with JetStream unless `jetstream` is false) and waits for it.
-    fn run(&mut self, jetstream: bool, env: &[(&str, &str)]) {
+    /// Starts the process (with JetStream unless `jetstream` is false) and waits for it;
+    /// false when it exited instead (its port was taken).
+    fn run(&mut self, jetstream: bool, env: &[(&str, &str)]) -> bool {
         let mut command = Command::new("nats-server");
         command.args(["-a", "127.0.0.1", "-p", &self.port.to_string()]);
         let mut own_jetstream = false;
@@ -69,25 +77,32 @@ impl NatsServer {
         if jetstream && !own_jetstream {
             command.arg("-js").arg("-sd").arg(self.store.path());
         }
-        let child = command
+        let mut child = command
             .envs(env.iter().copied())
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
             .expect("nats-server runs (apt-get install nats-server)");
-        self.child = Some(child);
         let deadline = Instant::now() + Duration::from_secs(10);
-        while TcpStream::connect(("127.0.0.1", self.port)).is_err() {
+        let running = |child: &mut Child| child.try_wait().unwrap().is_none();
+        while TcpStream::connect(("127.0.0.1", self.port)).is_err() && running(&mut child) {
             assert!(Instant::now() < deadline, "nats-server did not start");
             std::thread::sleep(Duration::from_millis(20));
         }
+        let started = running(&mut child);
+        self.child = Some(child);
+        started
     }
 
     /// Stops the server; `jetstream` says whether it comes back with JetStream (and the
     /// same store) or without it.
     pub(crate) fn restart(&mut self, jetstream: bool) {
         self.stop();
-        self.run(jetstream, &[]);
+        assert!(
+            self.run(jetstream, &[]),
+            "nats-server did not start again on port {}",
+            self.port
+        );
     }
 
     fn stop(&mut self) {
