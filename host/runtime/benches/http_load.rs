@@ -36,6 +36,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tokio::net::TcpListener;
+use tokio::runtime::Handle;
 
 /// The body of `GET /1m`.
 const BIG_BODY: usize = 1 << 20;
@@ -139,9 +140,9 @@ fn process_cpu() -> Duration {
 }
 
 /// Runs `count` requests from `loops` concurrent loops (`request(i)` sends request `i` and
-/// waits for all of it), and prints requests per second, p50 and p99 latency (µs) and
+/// waits for all of it; loop `i` on runtime `homes[i]`, by default this one), and prints requests per second, p50 and p99 latency (µs) and
 /// CPU per request (µs).
-async fn measure<F, R>(count: u64, loops: u64, request: R)
+async fn measure<F, R>(count: u64, loops: u64, homes: &[Handle], request: R)
 where
     R: Fn(u64) -> F + Clone + Send + 'static,
     F: Future<Output = ()> + Send,
@@ -150,15 +151,22 @@ where
     let mut running = tokio::task::JoinSet::new();
     for first in 0..loops {
         let request = request.clone();
-        running.spawn(async move {
-            let mut latencies = Vec::new();
-            for index in (first..count).step_by(loops as usize) {
-                let sent = Instant::now();
-                request(index).await;
-                latencies.push(sent.elapsed());
-            }
-            latencies
-        });
+        let home = homes
+            .get(first as usize)
+            .cloned()
+            .unwrap_or_else(Handle::current);
+        running.spawn_on(
+            async move {
+                let mut latencies = Vec::new();
+                for index in (first..count).step_by(loops as usize) {
+                    let sent = Instant::now();
+                    request(index).await;
+                    latencies.push(sent.elapsed());
+                }
+                latencies
+            },
+            &home,
+        );
     }
     let mut latencies = Vec::with_capacity(count as usize);
     while let Some(done) = running.join_next().await {
@@ -202,12 +210,15 @@ fn get(url: &str, count: u64, loops: u64, keep_alive: bool) {
         };
         // The first request opens the connection.
         send(client.clone(), uri.clone()).await;
-        measure(count, loops, move |_| send(client.clone(), uri.clone())).await;
+        measure(count, loops, &[], move |_| {
+            send(client.clone(), uri.clone())
+        })
+        .await;
     });
 }
 
 /// Runs `count` one-GET tasks of the `http-client` component at `wasm` in `loops` reused
-/// sandboxes, on a multi-threaded runtime as `bench run` does, and prints the figures.
+/// sandboxes, each loop on its slot's thread as `bench run` runs it, and prints the figures.
 fn guest(wasm: &str, url: &str, count: u64, loops: u64, keep_alive: bool) {
     let uri: http::Uri = url.parse().expect("URL");
     let rule = format!(
@@ -237,15 +248,16 @@ fn guest(wasm: &str, url: &str, count: u64, loops: u64, keep_alive: bool) {
         };
         // One sandbox per loop; the first task of each instantiates the component and
         // opens its connection.
-        let mut slots = Vec::new();
+        let (mut slots, mut homes) = (Vec::new(), Vec::new());
         for _ in 0..loops {
             let mut slot = config.open_slot();
             let first = slot.run(0, None).await;
             assert!(first.record.is_success(), "{:?}", first.record);
+            homes.extend(slot.home());
             slots.push(tokio::sync::Mutex::new(slot));
         }
         let slots = Arc::new(slots);
-        measure(count, loops, move |index| {
+        measure(count, loops, &homes, move |index| {
             let slots = slots.clone();
             async move {
                 let mut slot = slots[(index % loops) as usize].lock().await;

@@ -149,7 +149,7 @@ impl Cli {
         color::set(self.color);
         match self.command {
             Command::Run(args) => match resume_words(&args.args) {
-                Some((dir, overrides)) => block_on(async move {
+                Some((dir, overrides)) => block_on_run_thread(async move {
                     run::resume(&dir, &overrides)
                         .await
                         .unwrap_or_else(|error| fail(&error))
@@ -243,7 +243,7 @@ where
         return fail(&error.into());
     }
     let task = PathBuf::from(task);
-    block_on(async move {
+    block_on_run_thread(async move {
         match command(task, words.flags).await {
             Ok(code) => code,
             Err(error) => fail(&error),
@@ -290,10 +290,33 @@ fn completion_script(shell: clap_complete::Shell) -> Vec<u8> {
 
 /// Runs a command on a multi-threaded tokio runtime.
 fn block_on(command: impl std::future::Future<Output = ExitCode>) -> ExitCode {
-    match tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-    {
+    run_on(
+        tokio::runtime::Builder::new_multi_thread()
+            .enable_all()
+            .build(),
+        command,
+    )
+}
+
+/// Runs a command that runs tasks here (run, resume, check, inspect) on a current-thread
+/// runtime: a participant's single slot runs its tasks inline in the executor, so the
+/// executor, the task and the I/O the task causes (its HTTP requests and their connections)
+/// share one thread, with no hand-off between threads per request. Concurrent slots run on
+/// the slot threads of `bench_runtime::exec`.
+fn block_on_run_thread(command: impl std::future::Future<Output = ExitCode>) -> ExitCode {
+    run_on(
+        tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build(),
+        command,
+    )
+}
+
+fn run_on(
+    runtime: std::io::Result<tokio::runtime::Runtime>,
+    command: impl std::future::Future<Output = ExitCode>,
+) -> ExitCode {
+    match runtime {
         Ok(runtime) => runtime.block_on(command),
         Err(error) => error_exit(&error.into()),
     }

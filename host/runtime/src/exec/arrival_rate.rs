@@ -9,9 +9,10 @@
 //! timer in the runtime's I/O driver, not tokio's millisecond timer), which hands every
 //! arrival due by then straight to an idle sandbox: each sandbox is a long-lived *lane* (one
 //! tokio task running its tasks one after another), so an arrival costs a message, not a
-//! spawn, and the worker that wakes at the due time runs the task itself (no second thread
-//! to wake). Lanes put themselves back on the idle board as their task ends; their records
-//! are collected at every flush tick, not one wake-up per task.
+//! spawn. The pacer and the lanes share the participant's thread (a slot thread in a run),
+//! which wakes at the due time and runs the task itself (no second thread to wake). Lanes
+//! put themselves back on the idle board as their task ends; their records are collected at
+//! every flush tick, not one wake-up per task.
 //!
 //! Every record carries its [`ArrivalTiming`]: the response time counts from the intended
 //! start, so a stall (of the target, of the machine or of the pacer) shows in it
@@ -22,8 +23,8 @@
 use super::arrival_clock::ArrivalClock;
 use super::pacing::{flush_ticker, flushing_while};
 use super::{
-    task_finished, warmup_finished, ExecPlan, Finishes, ParticipantRun, RunStop, SlotFactory,
-    TaskRunner,
+    spawn_slot, task_finished, warmup_finished, ExecPlan, Finishes, ParticipantRun, RunStop,
+    SlotFactory, TaskRunner,
 };
 use anyhow::{Context as _, Result};
 use bench_model::events::{Finished, RunEvent, RunObserver};
@@ -32,6 +33,7 @@ use bench_model::plan::{ArrivalPlan, RateProfile};
 use bench_model::record::{ArrivalTiming, WARMUP_PHASE};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, SystemTime};
+use tokio::runtime::Handle;
 use tokio::sync::mpsc::{unbounded_channel, UnboundedReceiver, UnboundedSender};
 use tokio::task::JoinSet;
 use tokio::time::Instant;
@@ -111,8 +113,15 @@ pub async fn run_arrivals<F: SlotFactory>(
     arrivals: &ArrivalPlan,
     observer: &mut dyn RunObserver,
 ) -> Result<()> {
-    let clock = ArrivalClock::precise().context("could not start the arrival clock")?;
-    run_paced(participant, plan, arrivals, observer, clock).await
+    // The pacer and the lanes share the participant's thread; the clock's timer is
+    // registered with that thread's driver, so it is made there.
+    let home = participant.slots.home();
+    let clock = match &home {
+        Some(home) => home.spawn(async { ArrivalClock::precise() }).await?,
+        None => ArrivalClock::precise(),
+    };
+    let clock = clock.context("could not start the arrival clock")?;
+    run_paced(participant, plan, arrivals, observer, clock, home).await
 }
 
 async fn run_paced<F: SlotFactory>(
@@ -121,6 +130,7 @@ async fn run_paced<F: SlotFactory>(
     arrivals: &ArrivalPlan,
     observer: &mut dyn RunObserver,
     clock: ArrivalClock,
+    home: Option<Handle>,
 ) -> Result<()> {
     let name = participant.name.as_str();
     observer.observe(RunEvent::ParticipantStarted { participant: name })?;
@@ -131,7 +141,7 @@ async fn run_paced<F: SlotFactory>(
     let mut finishes = Finishes::default();
     let mut ticker = flush_ticker();
     if plan.warmup > 0 {
-        warm_up(&mut ready, plan, name, total, &mut ticker, observer).await?;
+        warm_up(&mut ready, plan, &home, name, total, &mut ticker, observer).await?;
     }
     let idle = Arc::new(IdleBoard::default());
     let (finished_sender, finished) = unbounded_channel();
@@ -145,7 +155,11 @@ async fn run_paced<F: SlotFactory>(
         let id = senders.len();
         senders.push(sender);
         idle.put(id);
-        lanes.spawn(lane(slot, id, inbox, idle.clone(), finished_sender.clone()));
+        spawn_slot(
+            &mut lanes,
+            home.clone(),
+            lane(slot, id, inbox, idle.clone(), finished_sender.clone()),
+        );
     }
     let dispatcher = Dispatcher {
         lanes: senders,
@@ -158,7 +172,11 @@ async fn run_paced<F: SlotFactory>(
     // Aborted when this returns early (the observer failed).
     let mut pacer = JoinSet::new();
     let (profile, stop) = (arrivals.profile.clone(), plan.stop.clone());
-    pacer.spawn(pace(dispatcher, profile, start, stop, clock));
+    spawn_slot(
+        &mut pacer,
+        home.clone(),
+        pace(dispatcher, profile, start, stop, clock),
+    );
     // The pacer ends with the schedule (or the stop): its sender closes `opened`.
     loop {
         tokio::select! {
@@ -166,7 +184,8 @@ async fn run_paced<F: SlotFactory>(
             open = opened.recv() => match open {
                 Some(OpenLane { id, inbox }) => {
                     let slot = participant.slots.open_slot();
-                    lanes.spawn(lane(slot, id, inbox, idle.clone(), finished_sender.clone()));
+                    let lane = lane(slot, id, inbox, idle.clone(), finished_sender.clone());
+                    spawn_slot(&mut lanes, home.clone(), lane);
                 }
                 None => break,
             },
@@ -270,6 +289,7 @@ impl Collected {
 async fn warm_up<R: TaskRunner>(
     idle: &mut Vec<R>,
     plan: &ExecPlan,
+    home: &Option<Handle>,
     participant: &str,
     total: usize,
     ticker: &mut tokio::time::Interval,
@@ -278,7 +298,7 @@ async fn warm_up<R: TaskRunner>(
     let mut warming = JoinSet::new();
     for mut slot in idle.drain(..) {
         let (count, stop) = (plan.warmup, plan.stop.clone());
-        warming.spawn(async move {
+        spawn_slot(&mut warming, home.clone(), async move {
             let mut done = Vec::new();
             for index in 0..count {
                 if stop.is_stopping() {
@@ -346,7 +366,15 @@ mod tests {
         arrivals: &ArrivalPlan,
         observer: &mut dyn RunObserver,
     ) -> Result<()> {
-        run_paced(participant, plan, arrivals, observer, ArrivalClock::tokio()).await
+        run_paced(
+            participant,
+            plan,
+            arrivals,
+            observer,
+            ArrivalClock::tokio(),
+            None,
+        )
+        .await
     }
 
     fn dropped(tape: &Tape) -> Vec<u32> {

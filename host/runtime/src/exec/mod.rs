@@ -15,6 +15,7 @@ mod participant;
 mod round;
 mod runner;
 mod slot;
+mod slot_threads;
 #[cfg(any(test, feature = "test-support"))]
 pub mod test_support;
 mod unit;
@@ -26,12 +27,15 @@ pub use participant::{run_participant, run_participant_shard};
 pub use round::run_rounds;
 pub use runner::{SlotFactory, TaskRunner};
 pub use slot::SlotConfig;
-pub use unit::run_unit;
+pub use unit::run_unit_in_new_slot;
 
 use anyhow::Result;
 use bench_model::events::{Finished, RunEvent, RunObserver};
 use bench_model::plan::ExecPlan;
 use bench_model::stop::RunStop;
+use std::future::Future;
+use tokio::runtime::Handle;
+use tokio::task::JoinSet;
 
 /// One participant ready to run: its name and how to open each of its concurrency slots.
 #[derive(Clone)]
@@ -81,4 +85,17 @@ fn warmup_finished(
         finished: &finished,
         total,
     })
+}
+
+/// Spawns a slot's task loop into `set`: on the slot's own thread when it has one
+/// ([`TaskRunner::home`]), else on the executor's runtime.
+fn spawn_slot<T: Send + 'static>(
+    set: &mut JoinSet<T>,
+    home: Option<Handle>,
+    work: impl Future<Output = T> + Send + 'static,
+) {
+    match home {
+        Some(home) => drop(set.spawn_on(work, &home)),
+        None => drop(set.spawn(work)),
+    }
 }

@@ -10,26 +10,64 @@
 //! interrupted by their slot) and the participant ends with the records it has.
 //!
 //! With one slot the tasks run inline in the executor's task (no thread hand-off per task);
-//! with more, each slot is a tokio task and finished tasks are collected every few
-//! milliseconds rather than one wake-up per task. Every finished task goes to the observer
-//! as it is collected; no record is kept.
+//! with more, each slot is a task of its own, on the slot's thread when it has one (a
+//! sandbox's: see `slot_threads`), and finished tasks are collected every few milliseconds
+//! rather than one wake-up per task. Every finished task goes to the observer as it is
+//! collected; no record is kept.
 
 use super::pacing::{flush_ticker, flushing_while, Ramp};
 use super::{
-    task_finished, warmup_finished, ExecPlan, Finishes, ParticipantRun, SlotFactory, TaskRunner,
+    spawn_slot, task_finished, warmup_finished, ExecPlan, Finishes, ParticipantRun, SlotFactory,
+    TaskRunner,
 };
 use anyhow::Result;
 use bench_model::events::{Finished, RunEvent, RunObserver};
 use bench_model::plan::{Shard, Stride};
 use bench_model::record::WARMUP_PHASE;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
-use tokio::sync::Barrier;
+use tokio::sync::{Barrier, Notify};
 use tokio::task::JoinSet;
 
-/// How often finished tasks of concurrent slots are handed to the observer.
+/// How often finished tasks of the slots are handed to the observer.
 const COLLECT_INTERVAL: Duration = Duration::from_millis(5);
+
+/// How many finished tasks may wait for the observer: a slot that finishes one past this
+/// waits for the next collection (so slots that finish tasks faster than the observer takes
+/// them do not pile them up in memory).
+const COLLECT_CAPACITY: usize = 4096;
+
+/// Finished tasks of the slots (and whether each was a warm-up) until the next collection.
+#[derive(Default)]
+struct Collected {
+    finished: Mutex<Vec<(bool, Finished)>>,
+    taken: Notify,
+}
+
+impl Collected {
+    /// Adds a finished task; past [`COLLECT_CAPACITY`], waits for the next collection.
+    async fn put(&self, warmup: bool, finished: Finished) {
+        let full = {
+            let mut waiting = self.finished.lock().unwrap_or_else(PoisonError::into_inner);
+            waiting.push((warmup, finished));
+            waiting.len() >= COLLECT_CAPACITY
+        };
+        if full {
+            // A collection between the push and this wait is missed: the next one (one
+            // collect interval later) wakes the slot.
+            self.taken.notified().await;
+        }
+    }
+
+    /// Takes every finished task, waking the slots that wait for room.
+    fn take(&self) -> Vec<(bool, Finished)> {
+        let taken =
+            std::mem::take(&mut *self.finished.lock().unwrap_or_else(PoisonError::into_inner));
+        self.taken.notify_waiters();
+        taken
+    }
+}
 
 /// Runs one participant's schedule, handing each finished task to the observer.
 pub async fn run_participant<F: SlotFactory>(
@@ -173,26 +211,25 @@ pub(super) async fn run_slots<F: SlotFactory>(
 ) -> Result<Finishes> {
     let slots = sources.len();
     let ramp = Arc::new(Ramp::new(plan.stagger_delay_ms));
-    let done: Arc<Mutex<Vec<(bool, Finished)>>> = Arc::default();
+    let done = Arc::new(Collected::default());
     let warm = Arc::new(Barrier::new(slots));
     let warmup = plan.warmup;
     let mut workers = JoinSet::new();
     for mut source in sources {
         let mut slot = participant.slots.open_slot();
+        let home = slot.home();
         let schedule = plan.schedule.clone();
         let (ramp, done) = (ramp.clone(), done.clone());
         let stop = plan.stop.clone();
         let more = more.clone();
         let warm = warm.clone();
-        workers.spawn(async move {
+        spawn_slot(&mut workers, home, async move {
             for index in 0..warmup {
                 if stop.is_stopping() {
                     break;
                 }
                 let finished = slot.run(index, Some(WARMUP_PHASE)).await;
-                done.lock()
-                    .unwrap_or_else(|e| e.into_inner())
-                    .push((true, finished));
+                done.put(true, finished).await;
             }
             if warmup > 0 {
                 warm.wait().await;
@@ -206,9 +243,7 @@ pub(super) async fn run_slots<F: SlotFactory>(
                     break;
                 }
                 let finished = slot.run(index as u32, schedule.phase_at(index)).await;
-                done.lock()
-                    .unwrap_or_else(|e| e.into_inner())
-                    .push((false, finished));
+                done.put(false, finished).await;
             }
         });
     }
@@ -226,8 +261,7 @@ pub(super) async fn run_slots<F: SlotFactory>(
             },
             _ = collect.tick() => false,
         };
-        let ready = std::mem::take(&mut *done.lock().unwrap_or_else(|e| e.into_inner()));
-        for (warmup, finished) in ready {
+        for (warmup, finished) in done.take() {
             if warmup {
                 warmup_finished(observer, &participant.name, finished, total)?;
             } else {

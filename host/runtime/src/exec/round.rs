@@ -4,7 +4,8 @@
 
 use super::pacing::{flush_ticker, flushing_while};
 use super::{
-    task_finished, warmup_finished, ExecPlan, Finishes, ParticipantRun, SlotFactory, TaskRunner,
+    spawn_slot, task_finished, warmup_finished, ExecPlan, Finishes, ParticipantRun, SlotFactory,
+    TaskRunner,
 };
 use anyhow::Result;
 use bench_model::events::{Finished, RunEvent, RunObserver};
@@ -82,7 +83,8 @@ pub async fn run_rounds<F: SlotFactory>(
                 .take()
                 .expect("every slot is back before the next round");
             let schedule = plan.schedule.clone();
-            running.spawn(async move {
+            let home = slot.home();
+            spawn_slot(&mut running, home, async move {
                 let phase = schedule.phase_at(round);
                 let finished = slot.run(round as u32, phase).await;
                 drop(permit);

@@ -4,12 +4,19 @@
 
 use bench_model::events::Finished;
 use std::future::Future;
+use tokio::runtime::Handle;
 
 /// Runs the tasks of one concurrency slot, one after another.
 pub trait TaskRunner: Send + 'static {
     /// Runs task `index` of the schedule (in `phase`, when the schedule has phases) and
     /// builds its record. Never fails: whatever goes wrong becomes a failed record.
     fn run(&mut self, index: u32, phase: Option<&str>) -> impl Future<Output = Finished> + Send;
+
+    /// The runtime this slot's task loop runs on when it has one of its own (a sandbox's
+    /// slot thread); `None`: the executor's.
+    fn home(&self) -> Option<Handle> {
+        None
+    }
 }
 
 /// Opens the concurrency slots of one participant.
@@ -19,4 +26,10 @@ pub trait SlotFactory {
 
     /// A new slot, sharing nothing with the participant's other slots.
     fn open_slot(&self) -> Self::Runner;
+
+    /// A runtime of its own for work that keeps all of the participant's slots together on
+    /// one thread (the arrival-rate pacer and its lanes); `None`: the executor's.
+    fn home(&self) -> Option<Handle> {
+        None
+    }
 }

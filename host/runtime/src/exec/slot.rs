@@ -4,6 +4,7 @@
 
 use super::outcome::{build_record, TaskEnd, Timing};
 use super::runner::{SlotFactory, TaskRunner};
+use super::slot_threads;
 use crate::component::{trap_summary, TaskComponent};
 use crate::sandbox::context::{bounded_name, RecordedTask, StepDeadline};
 use crate::sandbox::limits::{BoundExceeded, StopCode, TaskBounds};
@@ -16,6 +17,7 @@ use bench_model::js;
 use bench_model::stop::RunStop;
 use std::sync::Arc;
 use std::time::Duration;
+use tokio::runtime::Handle;
 use tokio::sync::watch;
 use wasmtime::Store;
 
@@ -36,10 +38,12 @@ pub struct SlotConfig {
     pub stop: RunStop,
 }
 
-/// One concurrency slot of one participant: its sandbox, created by the first task.
+/// One concurrency slot of one participant: its sandbox, created by the first task, and the
+/// slot thread its tasks run on.
 pub struct SandboxSlot {
     config: SlotConfig,
     live: Option<LiveInstance>,
+    home: Option<Handle>,
 }
 
 struct LiveInstance {
@@ -64,11 +68,20 @@ impl SlotFactory for SlotConfig {
         SandboxSlot {
             config: self.clone(),
             live: None,
+            home: slot_threads::next(),
         }
+    }
+
+    fn home(&self) -> Option<Handle> {
+        slot_threads::next()
     }
 }
 
 impl TaskRunner for SandboxSlot {
+    fn home(&self) -> Option<Handle> {
+        self.home.clone()
+    }
+
     async fn run(&mut self, index: u32, phase: Option<&str>) -> Finished {
         let start = Moment::now();
         let mut live = match self.live.take() {

@@ -1,17 +1,40 @@
 //! A work unit of a dispatched run, run on one slot: its tasks one after another, honouring
 //! the plan's stagger ramp and its stop.
 
-use super::TaskRunner;
+use super::{spawn_slot, SlotFactory, TaskRunner};
 use bench_model::dispatch::{since_epoch, WorkUnit};
 use bench_model::events::Finished;
 use bench_model::plan::ExecPlan;
 use std::time::{Duration, SystemTime};
 use tokio::sync::mpsc;
+use tokio::task::JoinSet;
+
+/// Runs a unit's tasks on a new slot of `slots`, on the slot's own thread when it has one
+/// (see [`run_unit`]); returns how many ran.
+pub async fn run_unit_in_new_slot<F: SlotFactory>(
+    slots: &F,
+    unit: &WorkUnit,
+    plan: &ExecPlan,
+    finished: &mpsc::Sender<Finished>,
+) -> usize {
+    let mut runner = slots.open_slot();
+    let home = runner.home();
+    let (unit, plan, finished) = (unit.clone(), plan.clone(), finished.clone());
+    let mut running = JoinSet::new();
+    spawn_slot(&mut running, home, async move {
+        run_unit(&mut runner, &unit, &plan, &finished).await
+    });
+    match running.join_next().await {
+        Some(Ok(ran)) => ran,
+        Some(Err(error)) if error.is_panic() => std::panic::resume_unwind(error.into_panic()),
+        _ => 0,
+    }
+}
 
 /// Runs a unit's tasks one after another on `runner` (honouring the plan's stagger ramp
 /// and its stop), sending each finished task to `finished`; returns how many ran. Stops
 /// early when the receiver is gone.
-pub async fn run_unit<R: TaskRunner>(
+async fn run_unit<R: TaskRunner>(
     runner: &mut R,
     unit: &WorkUnit,
     plan: &ExecPlan,

@@ -1,20 +1,19 @@
 //! Executing a run's tasks in one of its modes: every participant here ([`Mode::Local`]),
 //! one static shard's share ([`Mode::Shard`]), or through the workers of a dispatched run
-//! ([`Mode::Coordinate`]); and, on a worker, one unit it is handed ([`handed_unit`]).
+//! ([`Mode::Coordinate`]). (A worker runs each unit it is handed with
+//! `exec::run_unit_in_new_slot`.)
 
 use crate::cli::coordinate::{coordinate, Coordination, Prior, WorkerShares};
 use crate::cli::dispatched::DispatchedRun;
 use anyhow::Result;
 use bench_dispatch::Coordinator;
 use bench_model::config::GroupBy;
-use bench_model::dispatch::WorkUnit;
-use bench_model::events::{Finished, RunObserver};
+use bench_model::events::RunObserver;
 use bench_model::plan::{ExecPlan, LoadModel, Shard};
 use bench_platform::reporter::PlatformRun;
 use bench_runtime::exec::{self, ParticipantRun, SlotFactory};
 use std::path::Path;
 use std::time::Duration;
-use tokio::sync::mpsc;
 
 /// Where a run's tasks run.
 pub(in crate::cli) enum Mode {
@@ -153,16 +152,4 @@ async fn of_shard<S: SlotFactory + Clone>(
             Ok(())
         }
     }
-}
-
-/// Runs one unit a worker is handed on a new slot of `slots`: its tasks in order, each
-/// finished one sent to `finished`; how many ran.
-pub(in crate::cli) async fn handed_unit<S: SlotFactory>(
-    slots: &S,
-    unit: &WorkUnit,
-    plan: &ExecPlan,
-    finished: &mpsc::Sender<Finished>,
-) -> usize {
-    let mut runner = slots.open_slot();
-    exec::run_unit(&mut runner, unit, plan, finished).await
 }

@@ -3,7 +3,7 @@
 //! directory and give as exit code, and what a worker's handed unit sends.
 
 use super::close::CloseRules;
-use super::execute::{handed_unit, Mode};
+use super::execute::Mode;
 use super::open::{open, Opening};
 use super::watchers::start_metrics;
 use super::RunSession;
@@ -19,7 +19,7 @@ use bench_report::failures::{FailureGates, FAILED_TASKS_EXIT};
 use bench_report::results::{for_each_record, read_manifest};
 use bench_report::RunReporter;
 use bench_runtime::exec::test_support::{participant, plan, takes, Behaviour, FakeSlots, Journal};
-use bench_runtime::exec::ParticipantRun;
+use bench_runtime::exec::{self, ParticipantRun};
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -299,7 +299,7 @@ async fn a_worker_runs_the_unit_it_is_handed_and_sends_its_records() {
     let units = participant_units("a", &plan, SystemTime::now());
     let unit = &units[1];
     let (sender, mut receiver) = mpsc::channel(16);
-    let ran = handed_unit(&fake.slots, unit, &plan, &sender).await;
+    let ran = exec::run_unit_in_new_slot(&fake.slots, unit, &plan, &sender).await;
     drop(sender);
     let mut sent = Vec::new();
     while let Some(finished) = receiver.recv().await {

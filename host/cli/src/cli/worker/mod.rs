@@ -9,7 +9,6 @@
 
 mod announcements;
 
-use super::session::execute::handed_unit;
 use super::session::slots::{load_into_run_engine, slot_config};
 use super::task::{prepare_with, Prepared};
 use super::{block_on, error_exit};
@@ -26,7 +25,7 @@ use bench_model::plan::ExecPlan;
 use bench_model::text::escape_control;
 use bench_runtime::compile_budget::abandoned_compilation;
 use bench_runtime::engine::TaskEngine;
-use bench_runtime::exec::SlotConfig;
+use bench_runtime::exec::{self, SlotConfig};
 use bench_runtime::sandbox::grants::OperatorGrants;
 use clap::Args;
 use futures_util::{Stream, StreamExt};
@@ -675,7 +674,7 @@ async fn run_delivery(
     let (sender, mut receiver) = mpsc::channel(128);
     let (slot, plan) = (&unit_run.slot, &unit_run.plan);
     let running = async move {
-        handed_unit(slot, &unit, plan, &sender).await;
+        exec::run_unit_in_new_slot(slot, &unit, plan, &sender).await;
     };
     let publishing = async {
         let mut batch = RecordBatch::new(&unit_run.run, &delivery.unit, unit_run.link.name());

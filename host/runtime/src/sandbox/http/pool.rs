@@ -1,5 +1,6 @@
 //! The keep-alive connections of one participant (shared by its slots, never by two
-//! participants), kept per destination (scheme, host, port) as Node's `fetch` keeps them.
+//! participants), kept per destination (scheme, host, port) as Node's `fetch` keeps them, and
+//! per runtime: a connection serves the slots of the slot thread that opened it.
 //! Without keep-alive, each request opens its own connection.
 //!
 //! A connection has no task of its own: hyper's HTTP/1 connection is driven by whoever
@@ -33,6 +34,7 @@ use std::pin::Pin;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::task::{Context, Poll, Waker};
 use std::time::{Duration, Instant};
+use tokio::runtime::{self, Handle};
 use wasmtime_wasi_http::{Error, RequestOptions, WasiBody};
 
 /// A timeout wasi:http leaves unset.
@@ -66,10 +68,12 @@ pub(crate) enum SendError {
     Failed(Error),
 }
 
-/// One open HTTP/1 connection: where requests go in, and the future that drives it.
+/// One open HTTP/1 connection: where requests go in, the future that drives it, and the
+/// runtime whose I/O driver its socket is registered with.
 struct Connection {
     sender: http1::SendRequest<WasiBody>,
     driver: http1::Connection<TokioIo<CheckedStream>, WasiBody>,
+    home: Option<runtime::Id>,
 }
 
 impl Connection {
@@ -101,9 +105,12 @@ pub(crate) struct ConnectionPool {
     idle: Mutex<IdleConnections>,
 }
 
+/// Idle connections by destination and by the runtime they belong to: a slot takes only
+/// its own runtime's (its slot thread's), whose driver wakes it without another thread, and
+/// which a busy thread elsewhere cannot hold up.
 #[derive(Default)]
 struct IdleConnections {
-    by_destination: HashMap<Arc<Destination>, Vec<Idle>>,
+    by_destination: HashMap<(Option<runtime::Id>, Arc<Destination>), Vec<Idle>>,
     count: usize,
 }
 
@@ -191,14 +198,16 @@ impl ConnectionPool {
         }
     }
 
-    /// An idle connection to `destination` that can take a request, if there is one.
-    fn checkout(&self, destination: &Destination) -> Option<Connection> {
+    /// An idle connection of this runtime to `destination` that can take a request, if
+    /// there is one.
+    fn checkout(&self, destination: &Arc<Destination>) -> Option<Connection> {
+        let key = (current_runtime(), destination.clone());
         let mut idle = self.idle.lock().unwrap_or_else(PoisonError::into_inner);
         let IdleConnections {
             by_destination,
             count,
         } = &mut *idle;
-        let connections = by_destination.get_mut(destination)?;
+        let connections = by_destination.get_mut(&key)?;
         let mut found = None;
         while let Some(mut idle) = connections.pop() {
             *count -= 1;
@@ -208,7 +217,7 @@ impl ConnectionPool {
             }
         }
         if connections.is_empty() {
-            by_destination.remove(destination);
+            by_destination.remove(&key);
         }
         found
     }
@@ -222,7 +231,10 @@ impl ConnectionPool {
         if idle.count >= MAX_IDLE {
             return;
         }
-        let connections = idle.by_destination.entry(destination).or_default();
+        let connections = idle
+            .by_destination
+            .entry((connection.home, destination))
+            .or_default();
         if connections.len() < MAX_IDLE_PER_DESTINATION {
             connections.push(Idle {
                 connection,
@@ -247,8 +259,17 @@ impl ConnectionPool {
             .handshake(TokioIo::new(stream))
             .await
             .map_err(|error| SendError::Failed(of_hyper(&error)))?;
-        Ok(Connection { sender, driver })
+        Ok(Connection {
+            sender,
+            driver,
+            home: current_runtime(),
+        })
     }
+}
+
+/// The runtime the caller runs on (none outside one).
+fn current_runtime() -> Option<runtime::Id> {
+    Handle::try_current().ok().map(|handle| handle.id())
 }
 
 /// A response body that drives its connection while it is read, and gives the connection
