@@ -45,9 +45,10 @@ struct Arrival {
     due: Instant,
 }
 
-/// A lane the pacer opened for an arrival that found no idle one: the collector
-/// opens its sandbox (its first arrival is already in `inbox`).
+/// A lane a pacer opened for an arrival that found no idle one: the collector opens its
+/// sandbox (its first arrival is already in `inbox`) where the pacer runs.
 struct OpenLane {
+    pacer: usize,
     id: usize,
     inbox: UnboundedReceiver<Arrival>,
 }
@@ -69,8 +70,9 @@ impl IdleBoard {
     }
 }
 
-/// Where the pacer sends each arrival: an idle lane, a new lane, or the drop count.
+/// Where a pacer sends each arrival: one of its idle lanes, a new lane, or the drop count.
 struct Dispatcher {
+    pacer: usize,
     lanes: Vec<UnboundedSender<Arrival>>,
     max_lanes: usize,
     idle: Arc<IdleBoard>,
@@ -95,7 +97,11 @@ impl Dispatcher {
         let _ = sender.send(arrival);
         let id = self.lanes.len();
         self.lanes.push(sender);
-        let _ = self.opens.send(OpenLane { id, inbox });
+        let _ = self.opens.send(OpenLane {
+            pacer: self.pacer,
+            id,
+            inbox,
+        });
         Ok(())
     }
 
@@ -113,15 +119,30 @@ pub async fn run_arrivals<F: SlotFactory>(
     arrivals: &ArrivalPlan,
     observer: &mut dyn RunObserver,
 ) -> Result<()> {
-    // The pacer and the lanes share the participant's thread; the clock's timer is
-    // registered with that thread's driver, so it is made there.
-    let home = participant.slots.home();
-    let clock = match &home {
-        Some(home) => home.spawn(async { ArrivalClock::precise() }).await?,
-        None => ArrivalClock::precise(),
-    };
-    let clock = clock.context("could not start the arrival clock")?;
-    run_paced(participant, plan, arrivals, observer, clock, home).await
+    // One pacer per thread the participant may spread over (never more than it may have
+    // sandboxes); each clock's timer is registered with its thread's driver, so it is made
+    // there.
+    let mut homes: Vec<Option<Handle>> = participant.slots.homes().into_iter().map(Some).collect();
+    if homes.is_empty() {
+        homes.push(None);
+    }
+    homes.truncate((arrivals.max_sandboxes as usize).max(1));
+    let mut pacers = Vec::with_capacity(homes.len());
+    for home in homes {
+        let clock = match &home {
+            Some(home) => home.spawn(async { ArrivalClock::precise() }).await?,
+            None => ArrivalClock::precise(),
+        };
+        let clock = clock.context("could not start the arrival clock")?;
+        pacers.push(PacerHome { home, clock });
+    }
+    run_paced(participant, plan, arrivals, observer, pacers).await
+}
+
+/// Where one pacer and its lanes run, and its clock (made there).
+struct PacerHome {
+    home: Option<Handle>,
+    clock: ArrivalClock,
 }
 
 async fn run_paced<F: SlotFactory>(
@@ -129,63 +150,77 @@ async fn run_paced<F: SlotFactory>(
     plan: &ExecPlan,
     arrivals: &ArrivalPlan,
     observer: &mut dyn RunObserver,
-    clock: ArrivalClock,
-    home: Option<Handle>,
+    pacers: Vec<PacerHome>,
 ) -> Result<()> {
     let name = participant.name.as_str();
     observer.observe(RunEvent::ParticipantStarted { participant: name })?;
     let total = arrivals.profile.expected_tasks() as usize;
+    let homes: Vec<Option<Handle>> = pacers.iter().map(|pacer| pacer.home.clone()).collect();
     let mut ready: Vec<F::Runner> = (0..arrivals.pre_allocated)
         .map(|_| participant.slots.open_slot())
         .collect();
     let mut finishes = Finishes::default();
     let mut ticker = flush_ticker();
     if plan.warmup > 0 {
-        warm_up(&mut ready, plan, &home, name, total, &mut ticker, observer).await?;
+        warm_up(&mut ready, plan, &homes, name, total, &mut ticker, observer).await?;
     }
-    let idle = Arc::new(IdleBoard::default());
     let (finished_sender, finished) = unbounded_channel();
     let (drops, dropped) = unbounded_channel();
     let mut collected = Collected { finished, dropped };
     let (opens, mut opened) = unbounded_channel();
     let mut lanes = JoinSet::new();
-    let mut senders = Vec::new();
-    for slot in ready {
-        let (sender, inbox) = unbounded_channel();
-        let id = senders.len();
-        senders.push(sender);
-        idle.put(id);
-        spawn_slot(
-            &mut lanes,
-            home.clone(),
-            lane(slot, id, inbox, idle.clone(), finished_sender.clone()),
-        );
+    // Pre-allocated sandbox `i` serves pacer `i mod pacers`.
+    let count = pacers.len();
+    let mut shares: Vec<Vec<F::Runner>> = (0..count).map(|_| Vec::new()).collect();
+    for (position, slot) in ready.into_iter().enumerate() {
+        shares[position % count].push(slot);
     }
-    let dispatcher = Dispatcher {
-        lanes: senders,
-        max_lanes: (arrivals.max_sandboxes as usize).max(1),
-        idle: idle.clone(),
-        opens,
-        drops,
-    };
+    let idle: Vec<Arc<IdleBoard>> = (0..count).map(|_| Arc::default()).collect();
     let start = Instant::now();
     // Aborted when this returns early (the observer failed).
-    let mut pacer = JoinSet::new();
-    let (profile, stop) = (arrivals.profile.clone(), plan.stop.clone());
-    spawn_slot(
-        &mut pacer,
-        home.clone(),
-        pace(dispatcher, profile, start, stop, clock),
-    );
-    // The pacer ends with the schedule (or the stop): its sender closes `opened`.
+    let mut pacing = JoinSet::new();
+    for (pacer, (PacerHome { home, clock }, share)) in pacers.into_iter().zip(shares).enumerate() {
+        let mut senders = Vec::new();
+        for slot in share {
+            let (sender, inbox) = unbounded_channel();
+            let id = senders.len();
+            senders.push(sender);
+            idle[pacer].put(id);
+            let lane = lane(
+                slot,
+                id,
+                inbox,
+                idle[pacer].clone(),
+                finished_sender.clone(),
+            );
+            spawn_slot(&mut lanes, home.clone(), lane);
+        }
+        let dispatcher = Dispatcher {
+            pacer,
+            lanes: senders,
+            max_lanes: share_of(arrivals.max_sandboxes as usize, pacer, count),
+            idle: idle[pacer].clone(),
+            opens: opens.clone(),
+            drops: drops.clone(),
+        };
+        let turn = Turn {
+            first: pacer,
+            every: count,
+        };
+        let (profile, stop) = (arrivals.profile.clone(), plan.stop.clone());
+        let paced = pace(dispatcher, profile, turn, start, stop, clock);
+        spawn_slot(&mut pacing, home, paced);
+    }
+    drop((opens, drops));
+    // The pacers end with the schedule (or the stop): their senders close `opened`.
     loop {
         tokio::select! {
             biased;
             open = opened.recv() => match open {
-                Some(OpenLane { id, inbox }) => {
+                Some(OpenLane { pacer, id, inbox }) => {
                     let slot = participant.slots.open_slot();
-                    let lane = lane(slot, id, inbox, idle.clone(), finished_sender.clone());
-                    spawn_slot(&mut lanes, home.clone(), lane);
+                    let lane = lane(slot, id, inbox, idle[pacer].clone(), finished_sender.clone());
+                    spawn_slot(&mut lanes, homes[pacer].clone(), lane);
                 }
                 None => break,
             },
@@ -212,18 +247,33 @@ async fn run_paced<F: SlotFactory>(
     })
 }
 
-/// Times the arrivals of `profile` from `start` on `clock`, handing each to a lane as it is
-/// due (every arrival due by a wake-up at once).
+/// Pacer `pacer`'s share of `total` sandboxes among `count` pacers (the first ones take
+/// one more when it does not divide).
+fn share_of(total: usize, pacer: usize, count: usize) -> usize {
+    total / count + usize::from(pacer < total % count)
+}
+
+/// Which arrivals of the schedule a pacer times: every `every`-th from `first`.
+#[derive(Debug, Clone, Copy)]
+struct Turn {
+    first: usize,
+    every: usize,
+}
+
+/// Times this pacer's `turn` of the arrivals of `profile` from `start` on `clock`, handing
+/// each to one of its lanes as it is due (every arrival due by a wake-up at once).
 async fn pace(
     mut dispatcher: Dispatcher,
     profile: RateProfile,
+    turn: Turn,
     start: Instant,
     stop: RunStop,
     mut clock: ArrivalClock,
 ) {
     let stopping = stop.stopping();
     tokio::pin!(stopping);
-    for (index, offset) in profile.arrivals().enumerate() {
+    let arrivals = profile.arrivals().enumerate();
+    for (index, offset) in arrivals.skip(turn.first).step_by(turn.every) {
         let due = start + offset;
         tokio::select! {
             biased;
@@ -289,16 +339,18 @@ impl Collected {
 async fn warm_up<R: TaskRunner>(
     idle: &mut Vec<R>,
     plan: &ExecPlan,
-    home: &Option<Handle>,
+    homes: &[Option<Handle>],
     participant: &str,
     total: usize,
     ticker: &mut tokio::time::Interval,
     observer: &mut dyn RunObserver,
 ) -> Result<()> {
     let mut warming = JoinSet::new();
-    for mut slot in idle.drain(..) {
+    // Sandbox `i` warms where it will serve: with pacer `i mod pacers`, in order.
+    for (position, mut slot) in idle.drain(..).enumerate() {
         let (count, stop) = (plan.warmup, plan.stop.clone());
-        spawn_slot(&mut warming, home.clone(), async move {
+        let home = homes[position % homes.len()].clone();
+        spawn_slot(&mut warming, home, async move {
             let mut done = Vec::new();
             for index in 0..count {
                 if stop.is_stopping() {
@@ -306,16 +358,19 @@ async fn warm_up<R: TaskRunner>(
                 }
                 done.push(slot.run(index, Some(WARMUP_PHASE)).await);
             }
-            (slot, done)
+            (position, slot, done)
         });
     }
+    let mut warmed = Vec::new();
     while let Some(joined) = flushing_while(warming.join_next(), ticker, observer).await? {
-        let (slot, done) = joined?;
-        idle.push(slot);
+        let (position, slot, done) = joined?;
+        warmed.push((position, slot));
         for finished in done {
             warmup_finished(observer, participant, finished, total)?;
         }
     }
+    warmed.sort_by_key(|(position, _)| *position);
+    idle.extend(warmed.into_iter().map(|(_, slot)| slot));
     Ok(())
 }
 
@@ -366,15 +421,11 @@ mod tests {
         arrivals: &ArrivalPlan,
         observer: &mut dyn RunObserver,
     ) -> Result<()> {
-        run_paced(
-            participant,
-            plan,
-            arrivals,
-            observer,
-            ArrivalClock::tokio(),
-            None,
-        )
-        .await
+        let pacer = PacerHome {
+            home: None,
+            clock: ArrivalClock::tokio(),
+        };
+        run_paced(participant, plan, arrivals, observer, vec![pacer]).await
     }
 
     fn dropped(tape: &Tape) -> Vec<u32> {
@@ -477,6 +528,75 @@ mod tests {
             );
         }
         assert_eq!(tape.records.len(), 11);
+    }
+
+    /// The executor with `pacers` pacers on tokio's (paused) clock.
+    async fn run_paused_pacers<F: SlotFactory>(
+        participant: &ParticipantRun<F>,
+        arrivals: &ArrivalPlan,
+        pacers: usize,
+        observer: &mut dyn RunObserver,
+    ) -> Result<()> {
+        let pacers = (0..pacers)
+            .map(|_| PacerHome {
+                home: None,
+                clock: ArrivalClock::tokio(),
+            })
+            .collect();
+        run_paced(participant, &plan(0, 1, 0.0), arrivals, observer, pacers).await
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn pacers_time_every_other_arrival_each_with_its_share_of_sandboxes() {
+        let journal = Arc::default();
+        // 100/s, each task 25 ms: one pacer's arrivals come every 20 ms, so each needs two
+        // sandboxes of its own; five at most, shared out 3 and 2.
+        let fake = participant("a", &journal, takes(25));
+        let mut tape = Tape::default();
+        let start = Instant::now();
+        let arrivals = constant(100.0, Duration::from_secs(1), 2, 5);
+        run_paused_pacers(&fake, &arrivals, 2, &mut tape)
+            .await
+            .unwrap();
+        let mut starts: Vec<Duration> = journal.ran().iter().map(|r| r.started - start).collect();
+        starts.sort();
+        assert_eq!(starts, (0..100).map(|i| ms(10 * i)).collect::<Vec<_>>());
+        assert!(dropped(&tape).is_empty());
+        assert_eq!(journal.slots_opened(), 4, "two per pacer");
+        assert_eq!(tape.records_of("a").len(), 100);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_pacer_drops_what_its_own_sandboxes_cannot_take() {
+        let journal = Arc::default();
+        // Two sandboxes, one per pacer; task 0 stalls for 1 s, the others take 5 ms: the
+        // first pacer's arrivals (even indexes) are dropped while its sandbox is held, the
+        // second pacer's (odd) all start.
+        let fake = participant("a", &journal, |index| Behaviour {
+            delay: ms(if index == 0 { 1000 } else { 5 }),
+            fails: false,
+        });
+        let mut tape = Tape::default();
+        let arrivals = constant(10.0, Duration::from_secs(2), 1, 2);
+        run_paused_pacers(&fake, &arrivals, 2, &mut tape)
+            .await
+            .unwrap();
+        assert_eq!(dropped(&tape), [2, 4, 6, 8]);
+        assert_eq!(journal.slots_opened(), 2);
+        assert_eq!(tape.records_of("a").len(), 16);
+    }
+
+    #[test]
+    fn sandboxes_are_shared_out_among_pacers_the_first_ones_taking_the_rest() {
+        let shares = |total, count| {
+            (0..count)
+                .map(|p| share_of(total, p, count))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(shares(5, 2), [3, 2]);
+        assert_eq!(shares(4, 2), [2, 2]);
+        assert_eq!(shares(1, 1), [1]);
+        assert_eq!(shares(7, 3), [3, 2, 2]);
     }
 
     #[tokio::test(start_paused = true)]

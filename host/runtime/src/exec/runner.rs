@@ -27,9 +27,9 @@ pub trait SlotFactory {
     /// A new slot, sharing nothing with the participant's other slots.
     fn open_slot(&self) -> Self::Runner;
 
-    /// A runtime of its own for work that keeps all of the participant's slots together on
-    /// one thread (the arrival-rate pacer and its lanes); `None`: the executor's.
-    fn home(&self) -> Option<Handle> {
-        None
+    /// The runtimes the participant's open-model work spreads over, one arrival-rate pacer
+    /// and its lanes on each (the slot threads, in a run); none: the executor's own.
+    fn homes(&self) -> Vec<Handle> {
+        Vec::new()
     }
 }

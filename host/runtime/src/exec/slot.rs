@@ -72,8 +72,8 @@ impl SlotFactory for SlotConfig {
         }
     }
 
-    fn home(&self) -> Option<Handle> {
-        slot_threads::next()
+    fn homes(&self) -> Vec<Handle> {
+        slot_threads::all()
     }
 }
 

@@ -28,6 +28,17 @@ pub(crate) fn next() -> Option<Handle> {
         .map(SlotThreads::next)
 }
 
+/// The runtimes of every slot thread, the next one's first (none when no thread could be
+/// started).
+pub(crate) fn all() -> Vec<Handle> {
+    THREADS
+        .get_or_init(SlotThreads::start)
+        .as_ref()
+        .map_or_else(Vec::new, |threads| {
+            (0..threads.handles.len()).map(|_| threads.next()).collect()
+        })
+}
+
 impl SlotThreads {
     /// One thread per core this process may use (its CPU affinity and cgroup quota), each
     /// driving its runtime for the life of the process.
