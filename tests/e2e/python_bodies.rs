@@ -2,7 +2,8 @@
 //! (`bench:task/bodies`) and handed over in one piece, through urllib3 (and so `requests`'
 //! and boto3's whole reads) and the SDK's helper alike (`tests/guests-python/bodies`): every
 //! byte arrives, as it does read in pieces; a body past the sandbox's memory stops the task
-//! with `memory_limit`, and one cut short is an incomplete response.
+//! with `memory_limit`, and one cut short is an incomplete response; a response read and
+//! dropped is freed at once.
 
 use crate::support::http_server::past_request_head;
 use crate::support::{bench::run_bench, guests::built_project, results::records, root};
@@ -85,6 +86,14 @@ fn a_body_past_the_memory_limit_stops_the_task_with_memory_limit() {
             "{way}: {record}"
         );
     }
+}
+
+#[test]
+fn a_response_read_and_dropped_is_freed_at_once() {
+    let url = serve(vec![b'x'; 1 << 20], 1 << 20);
+    let record = read(&url, "dropped", &["--times", "20"]);
+    assert_eq!(record["status"], "success", "{record}");
+    assert_eq!(record["data"]["alive"], Value::from(vec![0; 20]), "{record}");
 }
 
 #[test]

@@ -193,7 +193,8 @@ class Exchange:
                     continue
                 self._stream.write(bytes(view[:permitted]))
                 view = view[permitted:]
-            except Err:
+            except Err as error:
+                _untraced(error)
                 self.write_failed = True
 
     def finish_body(self):
@@ -204,14 +205,16 @@ class Exchange:
                 while self._stream.check_write() == 0:
                     with self._stream.subscribe() as pollable:
                         yield [pollable]
-            except Err:
+            except Err as error:
+                _untraced(error)
                 self.write_failed = True
         self._stream.__exit__(None, None, None)
         self._stream = None
         body, self._body = self._body, None
         try:
             types.OutgoingBody.finish(body, None)
-        except Err:
+        except Err as error:
+            _untraced(error)
             self.write_failed = True
 
     def response(self, read_timeout=None):
@@ -271,6 +274,7 @@ class Response:
             try:
                 chunk = self._stream.read(size)
             except Err as error:
+                _untraced(error)
                 self.close()
                 if isinstance(error.value, streams.StreamError_Closed):
                     return b""
@@ -372,6 +376,13 @@ def _failure(request, code):
     snake = "".join(f"_{c.lower()}" if c.isupper() else c for c in name).lstrip("_")
     detail = getattr(code, "value", None)
     return failure(snake, request.origin, None if detail is None else str(detail))
+
+
+def _untraced(error):
+    """Drops the traceback of an ``Err`` a host call raised: the bindings raise it from a
+    frame that holds it, a cycle that would keep that frame and its callers' (with their
+    locals: requests, responses, bodies) alive until the cyclic collector runs."""
+    error.with_traceback(None)
 
 
 def _bytes(value):
