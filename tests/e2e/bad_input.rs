@@ -66,7 +66,7 @@ fn a_truncated_component_is_invalid() {
 fn a_component_without_run_names_the_world() {
     let dir = TempDir::new().unwrap();
     let run = run_bench(dir.path(), &["run", test_guest("no-run").to_str().unwrap()]);
-    assert_one_line_failure(&run, &["does not export `run`", "bench:task/task@0.1.3"]);
+    assert_one_line_failure(&run, &["does not export `run`", "bench:task/task@0.1.4"]);
 }
 
 #[test]
@@ -219,7 +219,7 @@ fn a_task_built_against_another_contract_version_says_so() {
     );
     assert_one_line_failure(
         &run,
-        &["was built against bench:task@0.2.0, but this bench provides bench:task@0.1.3"],
+        &["was built against bench:task@0.2.0, but this bench provides bench:task@0.1.4"],
     );
 }
 
@@ -263,6 +263,11 @@ fn a_task_built_against_the_0_1_2_contract_runs_unchanged_with_its_natives() {
         "contract-0-1-2",
         &json!({"contract": "0.1.2", "sha256": sha256_of_abc}),
     );
+}
+
+#[test]
+fn a_task_built_against_the_0_1_3_contract_runs_unchanged_with_its_whole_reads() {
+    assert_runs_unchanged("contract-0-1-3", &json!({"contract": "0.1.3", "stdin": 0}));
 }
 
 #[test]

@@ -115,7 +115,7 @@ fn version_names_bench_wasmtime_and_the_contract() {
     assert_eq!(lines.len(), 3, "{}", run.stdout);
     assert_eq!(lines[0], format!("bench {}", env!("CARGO_PKG_VERSION")));
     assert!(lines[1].starts_with("wasmtime 48."), "{}", lines[1]);
-    assert_eq!(lines[2], "contract bench:task@0.1.3");
+    assert_eq!(lines[2], "contract bench:task@0.1.4");
 }
 
 #[test]

@@ -1,7 +1,8 @@
 //! End-to-end: the Python libraries people use work in the sandbox, over wasi:http, with
 //! no import of the SDK's adapters in the task (`tests/guests-python/libraries`, one
 //! component for every case): `requests`, `urllib3`, `httpx` (sync and async) against a
-//! local server, `boto3` against moto's S3 server; what the sandbox refuses (a denied host,
+//! local server, `boto3` against moto's S3 server (its downloads' CRC32 checks answered
+//! from the host's reading of the body); what the sandbox refuses (a denied host,
 //! a socket, a process, a file outside the grants) is an exception the task catches, with
 //! bench's reason in its message; many requests in one instance leave no handle behind.
 
@@ -59,6 +60,22 @@ fn boto3_creates_a_bucket_and_puts_and_gets_an_object_on_a_local_s3_server() {
         json!({"same": true, "bytes": 1_048_576, "keys": ["one"]})
     );
     assert_eq!(step_names(&record), ["create", "put", "get"]);
+}
+
+#[test]
+fn boto3_checks_the_crc32_of_its_downloads_without_handing_them_back_to_the_host() {
+    // 48 downloads of 4 MiB: handed back for botocore's CRC32 checks, their copies (which
+    // the sandbox's Python never frees) would take 192 MiB.
+    let moto = MotoServer::start();
+    let record = run_case(
+        "boto3-downloads",
+        &moto.url(),
+        &["--requests", "48", "--max-memory", "160MiB"],
+    );
+    assert_eq!(
+        record["data"],
+        json!({"gets": 48, "same": 48, "checked": 48})
+    );
 }
 
 #[test]

@@ -309,7 +309,7 @@ fn inspect_shows_each_participants_grants_without_secret_values() {
     assert_eq!(run.code, Some(0), "{stdout}");
     assert!(stdout.contains("  exports: config, run\n"), "{stdout}");
     assert!(
-        stdout.contains("    bench:task/context@0.1.3\n"),
+        stdout.contains("    bench:task/context@0.1.4\n"),
         "{stdout}"
     );
     assert!(stdout.contains("Benchmark: Hostile (hostile)\n"));

@@ -6,7 +6,7 @@
 // RangeError, data that cannot be decoded or authenticated an Error; each carries
 // `reason`: 'invalid-argument', 'limit' or 'invalid-data'.
 
-import * as host from 'bench:task/natives@0.1.3';
+import * as host from 'bench:task/natives@0.1.4';
 
 const HASHES = new Set(['md5', 'sha1', 'sha256', 'sha384', 'sha512']);
 const COMPRESSION_FORMATS = new Set(['gzip', 'deflate', 'deflate-raw']);

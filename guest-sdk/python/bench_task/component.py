@@ -7,7 +7,7 @@ import wit_world
 from componentize_py_types import Err
 from wit_world.imports import model
 
-from . import adapters
+from . import adapters, natives
 from .context import Context
 from .errors import TaskError, error_code, error_message
 from .registry import TaskResult, registered
@@ -36,6 +36,8 @@ class WitWorld(wit_world.WitWorld):
             return _to_output(run(ctx))
         except BaseException as error:  # noqa: BLE001 (every failure becomes a task error)
             raise Err(_to_task_error(error)) from None
+        finally:
+            natives.forget_crc32()
 
 
 _environment_installed = False

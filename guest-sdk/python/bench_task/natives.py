@@ -171,9 +171,35 @@ def create_hmac(algorithm, key):
     return Hash(_hash_name(algorithm), _bytes(key, "key"))
 
 
+# The body the host read whole last and the CRC-32 it computed as it read: the CRC-32 of
+# that very object from 0 (botocore's check of a response's ``x-amz-checksum-crc32``) is
+# answered without handing the body back to the host. Held until the next CRC-32, the next
+# whole read or the end of the task, whichever comes first.
+_known_crc32 = None
+
+
+def remember_crc32(body, crc):
+    """Remembers that ``body`` (a bytes object the host read whole) has CRC-32 ``crc``
+    (the SDK's whole reads call this)."""
+    global _known_crc32  # noqa: PLW0603 (the one remembered body)
+    _known_crc32 = (body, crc)
+
+
+def forget_crc32():
+    """Lets the remembered body go (before a whole read and at the end of a task)."""
+    global _known_crc32  # noqa: PLW0603 (the one remembered body)
+    _known_crc32 = None
+
+
 def crc32(data, previous=0):
-    """CRC-32 (zlib's) of ``data``, continuing from ``previous``."""
-    return _call(_host.crc32, _bytes(data), previous & 0xFFFFFFFF)
+    """CRC-32 (zlib's) of ``data``, continuing from ``previous``; that of a body the host
+    has just read whole, from 0, is the one the host computed as it read."""
+    global _known_crc32  # noqa: PLW0603 (the one remembered body)
+    known, _known_crc32 = _known_crc32, None
+    previous &= 0xFFFFFFFF
+    if known is not None and known[0] is data and previous == 0:
+        return known[1]
+    return _call(_host.crc32, _bytes(data), previous)
 
 
 def crc32c(data, previous=0):

@@ -16,6 +16,8 @@ from componentize_py_types import Err, Ok
 from wit_world.imports import bodies, monotonic_clock, outgoing_handler, poll, streams
 from wit_world.imports import wasi_http_types as types
 
+from . import natives
+
 _NS_PER_S = 1_000_000_000
 _MS_PER_S = 1000
 # The longest timeout a whole read takes (u32 milliseconds).
@@ -193,7 +195,8 @@ class Exchange:
                     continue
                 self._stream.write(bytes(view[:permitted]))
                 view = view[permitted:]
-            except Err:
+            except Err as error:
+                _untraced(error)
                 self.write_failed = True
 
     def finish_body(self):
@@ -204,14 +207,16 @@ class Exchange:
                 while self._stream.check_write() == 0:
                     with self._stream.subscribe() as pollable:
                         yield [pollable]
-            except Err:
+            except Err as error:
+                _untraced(error)
                 self.write_failed = True
         self._stream.__exit__(None, None, None)
         self._stream = None
         body, self._body = self._body, None
         try:
             types.OutgoingBody.finish(body, None)
-        except Err:
+        except Err as error:
+            _untraced(error)
             self.write_failed = True
 
     def response(self, read_timeout=None):
@@ -271,6 +276,7 @@ class Response:
             try:
                 chunk = self._stream.read(size)
             except Err as error:
+                _untraced(error)
                 self.close()
                 if isinstance(error.value, streams.StreamError_Closed):
                     return b""
@@ -292,7 +298,8 @@ class Response:
 
     def read_all(self):
         """The rest of the body: of a known length, read whole by the host and handed over
-        in one piece (one copy in the sandbox); else chunk by chunk."""
+        in one piece (one copy in the sandbox) with its CRC-32, which ``natives.crc32`` then
+        answers without handing the body back; else chunk by chunk."""
         if self._stream is not None and self.length is not None:
             return self._read_whole(max(0, self.length - self._received))
         chunks = []
@@ -305,13 +312,16 @@ class Response:
         raises as ``read`` does."""
         timeout = self.read_timeout
         timeout_ms = None if timeout is None else min(_MAX_TIMEOUT_MS, max(0, int(timeout * _MS_PER_S)))
+        natives.forget_crc32()
         try:
-            body = bodies.read_whole(self._stream, expected, timeout_ms)
+            whole = bodies.read_whole_crc32(self._stream, expected, timeout_ms)
         except Err as error:
             self.close()
             if isinstance(error.value, bodies.ReadError_Timeout):
                 raise failure("connection_read_timeout", self.origin) from None
             raise failure("http_response_incomplete", self.origin) from None
+        body = whole.data
+        natives.remember_crc32(body, whole.crc32)
         self._received += len(body)
         self.close()
         return body
@@ -372,6 +382,13 @@ def _failure(request, code):
     snake = "".join(f"_{c.lower()}" if c.isupper() else c for c in name).lstrip("_")
     detail = getattr(code, "value", None)
     return failure(snake, request.origin, None if detail is None else str(detail))
+
+
+def _untraced(error):
+    """Drops the traceback of an ``Err`` a host call raised: the bindings raise it from a
+    frame that holds it, a cycle that would keep that frame and its callers' (with their
+    locals: requests, responses, bodies) alive until the cyclic collector runs."""
+    error.with_traceback(None)
 
 
 def _bytes(value):

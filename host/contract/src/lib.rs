@@ -7,11 +7,12 @@ wasmtime::component::bindgen!({
     path: "../../wit",
     world: "task",
     // A host function may end the task (a trap) when the task crosses one of its bounds.
-    // `websocket.wait` awaits its connections and `bodies.read-whole` its stream without
+    // `websocket.wait` awaits its connections and the `bodies` reads their streams without
     // holding the thread.
     imports: {
         "bench:task/websocket.wait": async | trappable,
         "bench:task/bodies.read-whole": async | trappable,
+        "bench:task/bodies.read-whole-crc32": async | trappable,
         default: trappable,
     },
     exports: { default: async },
@@ -27,7 +28,7 @@ wasmtime::component::bindgen!({
 });
 
 /// The contract package this host provides, as tasks import it (`wit/task.wit`).
-pub const CONTRACT_PACKAGE: &str = "bench:task@0.1.3";
+pub const CONTRACT_PACKAGE: &str = "bench:task@0.1.4";
 
 #[cfg(test)]
 mod tests {

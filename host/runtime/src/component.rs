@@ -19,11 +19,11 @@ use wasmtime::component::types::ComponentItem;
 use wasmtime::component::{Component, HasSelf, Linker};
 
 /// The world every task targets.
-pub(crate) const TASK_WORLD: &str = "bench:task/task@0.1.3";
+pub(crate) const TASK_WORLD: &str = "bench:task/task@0.1.4";
 
 /// The `bench:task` interfaces the host links. A component built against an earlier 0.1
 /// version imports some of them at its version, which wasmtime's semver matching links to
-/// these (0.1.0, 0.1.1 and 0.1.2 components load unchanged).
+/// these (0.1.0 to 0.1.3 components load unchanged).
 const PROVIDED_TASK: &[&str] = &[
     "bench:task/model",
     "bench:task/context",
@@ -351,6 +351,7 @@ mod tests {
         assert!(is_provided("bench:task/websocket@0.1.2"));
         assert!(is_provided("bench:task/websocket@0.1.3"));
         assert!(is_provided("bench:task/bodies@0.1.3"));
+        assert!(is_provided("bench:task/bodies@0.1.4"));
         assert!(!is_provided("bench:task/context@0.2.0"));
         assert!(!is_provided("bench:task/gpu@0.1.1"));
         let imports = [
@@ -359,7 +360,7 @@ mod tests {
         ];
         assert_eq!(
             explain_missing_imports(&imports, &wasmtime::Error::msg("unlinked")),
-            "was built against bench:task@0.2.0, but this bench provides bench:task@0.1.3; \
+            "was built against bench:task@0.2.0, but this bench provides bench:task@0.1.4; \
              rebuild the task with a matching SDK"
         );
     }

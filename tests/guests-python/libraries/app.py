@@ -65,14 +65,18 @@ def _httpx(ctx, url):
     return {"sync": got.text, "server": got.headers["x-server"], "async": text, "echoed": echoed}
 
 
-def _boto3(ctx, url):
-    s3 = boto3.client(
+def _s3(url):
+    return boto3.client(
         "s3",
         endpoint_url=url,
         region_name="us-east-1",
         aws_access_key_id="test",
         aws_secret_access_key="test",
     )
+
+
+def _boto3(ctx, url):
+    s3 = _s3(url)
     body = bytes(range(256)) * 4096
     with ctx.step("create"):
         s3.create_bucket(Bucket="bench")
@@ -82,6 +86,22 @@ def _boto3(ctx, url):
         got = s3.get_object(Bucket="bench", Key="one")["Body"].read()
     listed = [item["Key"] for item in s3.list_objects_v2(Bucket="bench")["Contents"]]
     return {"same": got == body, "bytes": len(got), "keys": listed}
+
+
+def _boto3_downloads(ctx, url):
+    """One 4 MiB object put once and got ``--requests`` times, botocore checking each
+    download against the CRC32 the server sends: how many came back whole and checked."""
+    s3 = _s3(url)
+    body = bytes(range(256)) * (16 << 10)
+    s3.create_bucket(Bucket="bench")
+    s3.put_object(Bucket="bench", Key="big", Body=body)
+    gets = int(ctx.arg("--requests"))
+    same = checked = 0
+    for _ in range(gets):
+        response = s3.get_object(Bucket="bench", Key="big")
+        same += response["Body"].read() == body
+        checked += "x-amz-checksum-crc32" in response["ResponseMetadata"]["HTTPHeaders"]
+    return {"gets": gets, "same": same, "checked": checked}
 
 
 def _caught(call):
@@ -126,6 +146,7 @@ _CASES = {
     "urllib3": _urllib3,
     "httpx": _httpx,
     "boto3": _boto3,
+    "boto3-downloads": _boto3_downloads,
     "cpu": _cpu,
     "soak": _soak,
     "denied": lambda ctx, url: _caught(lambda: requests.get("http://127.0.0.2:9/", timeout=5)),

@@ -14,7 +14,7 @@
 // event-loop work (fetch, timers) runs between turns: while a socket is open and idle it may
 // start up to WAIT_MS late.
 
-import * as host from 'bench:task/websocket@0.1.3';
+import * as host from 'bench:task/websocket@0.1.4';
 
 /** The longest host wait of one pump turn when nothing has arrived. */
 const WAIT_MS = 4;

@@ -1,6 +1,8 @@
 //! Host side of the WIT `bodies` interface: the rest of a guest's input stream (a response
 //! body) read in the host and handed over as one list, so a guest that wants the whole body
-//! gets it in one copy instead of a copy per chunk and a join.
+//! gets it in one copy instead of a copy per chunk and a join; with its CRC-32 when asked,
+//! computed chunk by chunk as the body arrives, so a guest that checks it need not hand the
+//! body back.
 //!
 //! What the host buffers counts against the sandbox's memory ([`crate::sandbox::memory`]):
 //! the length the guest expects is reserved before anything is read (as far as the sandbox
@@ -9,7 +11,8 @@
 //! of its linear memory would. The reservation ends when the call returns.
 
 use crate::sandbox::memory::{Reservation, SandboxMemory};
-use bench_contract::bench::task::bodies::{Host, ReadError};
+use bench_contract::bench::task::bodies::{ChecksummedBody, Host, ReadError};
+use crc32fast::Hasher as Crc32;
 use std::sync::Arc;
 use std::time::Duration;
 use wasmtime::component::{HasData, Resource, ResourceTable};
@@ -48,24 +51,55 @@ impl Host for BodiesView<'_> {
         expected: u64,
         timeout_ms: Option<u32>,
     ) -> wasmtime::Result<Result<Vec<u8>, ReadError>> {
+        self.read(body, expected, timeout_ms, None).await
+    }
+
+    async fn read_whole_crc32(
+        &mut self,
+        body: Resource<DynInputStream>,
+        expected: u64,
+        timeout_ms: Option<u32>,
+    ) -> wasmtime::Result<Result<ChecksummedBody, ReadError>> {
+        let mut crc = Crc32::new();
+        let read = self
+            .read(body, expected, timeout_ms, Some(&mut crc))
+            .await?;
+        Ok(read.map(|data| ChecksummedBody {
+            data,
+            crc32: crc.finalize(),
+        }))
+    }
+}
+
+impl BodiesView<'_> {
+    /// Reads the guest's stream `body` whole ([`read_whole`]).
+    async fn read(
+        &mut self,
+        body: Resource<DynInputStream>,
+        expected: u64,
+        timeout_ms: Option<u32>,
+        crc: Option<&mut Crc32>,
+    ) -> wasmtime::Result<Result<Vec<u8>, ReadError>> {
         let stream = self
             .table
             .get_mut(&body)
             .map_err(|error| wasmtime::Error::msg(format!("bodies: {error}")))?;
         let timeout = timeout_ms.map(|ms| Duration::from_millis(u64::from(ms)));
-        read_whole(stream.as_mut(), self.memory, expected, timeout).await
+        read_whole(stream.as_mut(), self.memory, expected, timeout, crc).await
     }
 }
 
 /// Reads `stream` until it closes, counting the buffer against `memory` (`expected` bytes up
-/// front, at most the room the sandbox has and [`MAX_UPFRONT_BYTES`]); waits at most
-/// `timeout` for each chunk. A bound crossed is the error (a trap that stops the task with
-/// `memory_limit`); a stream that fails or times out is the guest's [`ReadError`].
+/// front, at most the room the sandbox has and [`MAX_UPFRONT_BYTES`]) and feeding every
+/// chunk to `crc` when given; waits at most `timeout` for each chunk. A bound crossed is the
+/// error (a trap that stops the task with `memory_limit`); a stream that fails or times out
+/// is the guest's [`ReadError`].
 pub(crate) async fn read_whole(
     stream: &mut dyn InputStream,
     memory: &Arc<SandboxMemory>,
     expected: u64,
     timeout: Option<Duration>,
+    mut crc: Option<&mut Crc32>,
 ) -> wasmtime::Result<Result<Vec<u8>, ReadError>> {
     let expected = usize::try_from(expected)
         .unwrap_or(usize::MAX)
@@ -92,6 +126,9 @@ pub(crate) async fn read_whole(
             continue;
         }
         count(&mut reserved, &mut counted, body.len() + chunk.len())?;
+        if let Some(crc) = crc.as_deref_mut() {
+            crc.update(&chunk);
+        }
         body.extend_from_slice(&chunk);
     }
 }
@@ -175,13 +212,30 @@ mod tests {
         let host = HostMemory::new(Some(1000), "--max-host-memory");
         let memory = SandboxMemory::new(1000, host.clone());
         let mut stream = Scripted::new([chunk("hello, "), None, chunk("whole "), chunk("body")]);
-        let body = read_whole(&mut stream, &memory, 10, None).await.unwrap();
+        let body = read_whole(&mut stream, &memory, 10, None, None)
+            .await
+            .unwrap();
         assert_eq!(body.unwrap(), b"hello, whole body");
         assert_eq!(host.used(), 0, "the reservation ends with the call");
         assert!(
             matches!(stream.read(1), Err(StreamError::Closed)),
             "the stream is read to its end"
         );
+    }
+
+    #[tokio::test]
+    async fn the_crc32_is_of_every_chunk_of_the_body_in_order() {
+        let memory = SandboxMemory::unlimited();
+        let mut stream = Scripted::new([chunk("1234"), None, chunk("5"), chunk("6789")]);
+        let mut crc = Crc32::new();
+        let body = read_whole(&mut stream, &memory, 9, None, Some(&mut crc)).await;
+        assert_eq!(body.unwrap().unwrap(), b"123456789");
+        assert_eq!(crc.finalize(), 0xCBF4_3926, "zlib.crc32(b'123456789')");
+        let mut empty = Scripted::new([]);
+        let mut crc = Crc32::new();
+        let body = read_whole(&mut empty, &memory, 0, None, Some(&mut crc)).await;
+        assert_eq!(body.unwrap().unwrap(), b"");
+        assert_eq!(crc.finalize(), 0);
     }
 
     #[tokio::test]
@@ -198,14 +252,18 @@ mod tests {
             );
         };
         let mut announced = Scripted::new([chunk("small")]);
-        let body = read_whole(&mut announced, &memory, 1 << 40, None).await;
+        let body = read_whole(&mut announced, &memory, 1 << 40, None, None).await;
         assert_eq!(
             body.unwrap().unwrap(),
             b"small",
             "a length past the room is not reserved"
         );
         let mut longer = Scripted::new([chunk("0123456789"), chunk("0123456789")]);
-        over(read_whole(&mut longer, &memory, 4, None).await.unwrap_err());
+        over(
+            read_whole(&mut longer, &memory, 4, None, None)
+                .await
+                .unwrap_err(),
+        );
         assert_eq!(host.used(), 0);
     }
 
@@ -215,21 +273,23 @@ mod tests {
         let failed = StreamError::LastOperationFailed(wasmtime::Error::msg("connection reset"));
         let mut cut = Scripted::new([chunk("part"), Some(Err(failed))]);
         assert_eq!(
-            read_whole(&mut cut, &memory, 8, None).await.unwrap(),
+            read_whole(&mut cut, &memory, 8, None, None).await.unwrap(),
             Err(ReadError::Failed("connection reset".into()))
         );
         let mut slow = Scripted::new([chunk("part"), None]);
         slow.pause = Duration::from_secs(60);
         let timeout = Some(Duration::from_millis(10));
         assert_eq!(
-            read_whole(&mut slow, &memory, 8, timeout).await.unwrap(),
+            read_whole(&mut slow, &memory, 8, timeout, None)
+                .await
+                .unwrap(),
             Err(ReadError::Timeout)
         );
         let mut trapping = Scripted::new([Some(Err(StreamError::Trap(wasmtime::Error::msg(
             "host bug",
         ))))]);
         assert_eq!(
-            read_whole(&mut trapping, &memory, 0, None)
+            read_whole(&mut trapping, &memory, 0, None, None)
                 .await
                 .unwrap_err()
                 .to_string(),
