@@ -3,7 +3,8 @@
 //! `docs/load-models.md`); they honour concurrency, stagger, warm-up and the stop switch, and
 //! send each finished task to a [`RunObserver`](bench_model::events::RunObserver). They run tasks
 //! through a [`TaskRunner`] (a sandbox in a run, a fake in unit tests) and never format
-//! output. [`InstrumentFloor`] measures what they add around a task.
+//! output; a slot spawned on its own runs on its home (a sandbox's slot thread, see
+//! `slot_threads`). [`InstrumentFloor`] measures what they add around a task.
 
 mod arrival_clock;
 mod arrival_rate;
