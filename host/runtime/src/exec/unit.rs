@@ -10,7 +10,7 @@ use tokio::sync::mpsc;
 use tokio::task::JoinSet;
 
 /// Runs a unit's tasks on a new slot of `slots`, on the slot's own thread when it has one
-/// (see [`run_unit`]); returns how many ran.
+/// (its tasks one after another, as `run_unit` runs them); returns how many ran.
 pub async fn run_unit_in_new_slot<F: SlotFactory>(
     slots: &F,
     unit: &WorkUnit,
