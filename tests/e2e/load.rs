@@ -1,6 +1,7 @@
 //! End-to-end: load models. An arrival-rate run starts its tasks on the rate's grid; when
 //! the target stalls, the open model's response time shows it while a closed loop hides it;
-//! arrivals with no free sandbox are dropped and counted; ramping stages start the planned
+//! arrivals with no free sandbox are dropped and counted, as are those past the host memory
+//! budget (the sandbox that could not open fails once); ramping stages start the planned
 //! count per stage; warm-up records are kept but not summarized; `--shuffle` changes the
 //! round order and a seed repeats it; an uploaded arrival-rate run is complete with the
 //! tasks it started; the records carry their start lag and stalled arrivals (the
@@ -367,6 +368,63 @@ fn arrivals_without_a_free_sandbox_are_dropped_and_counted() {
         )),
         "{}",
         run.stdout
+    );
+}
+
+#[test]
+fn past_the_host_memory_budget_arrivals_are_dropped_not_each_failed() {
+    // 50/s of 100 ms tasks needs five sandboxes; 2 MiB of host memory holds one (a
+    // sandbox's linear memory is about 1.1 MiB).
+    let dir = TempDir::new().unwrap();
+    let args = [
+        "--rate",
+        "50/s",
+        "--duration",
+        "1s",
+        "--pre-allocated",
+        "1",
+        "--max-sandboxes",
+        "10",
+        "--sleep-ms",
+        "100",
+        "--max-host-memory",
+        "2MiB",
+    ];
+    let (_, out) = run_guest("sleeper", dir.path(), "budget", &args);
+    let summary = read_json(&out.join("summary.json"));
+    let load = &summary["load"]["participants"][0];
+    let (started, dropped) = (
+        load["started"].as_u64().unwrap(),
+        load["dropped"].as_u64().unwrap(),
+    );
+    assert_eq!(started + dropped, 50, "{load}");
+    assert!(dropped >= 25, "one sandbox cannot take 50/s: {load}");
+    let all = records(&out);
+    let failed: Vec<&Value> = all.iter().filter(|r| r["status"] != "success").collect();
+    // Each pacer (one per slot thread, at most one per sandbox) tries one sandbox past the
+    // budget, then stops growing.
+    let pacers = std::thread::available_parallelism()
+        .map_or(1, usize::from)
+        .min(10);
+    assert!(
+        !failed.is_empty() && failed.len() <= pacers,
+        "{} failed of {} started",
+        failed.len(),
+        all.len()
+    );
+    let failed_count = failed.len();
+    for record in failed {
+        assert_eq!(record["errorCode"], "instantiation_failed", "{record}");
+        let message = record["data"]["errorMessage"].as_str().unwrap();
+        assert!(
+            message.contains("would pass the run's host memory budget of 2097152 bytes"),
+            "{message}"
+        );
+    }
+    assert!(
+        all.len() - failed_count >= 5,
+        "the sandbox that opened kept working: {failed_count} failed of {}",
+        all.len()
     );
 }
 

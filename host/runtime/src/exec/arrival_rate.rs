@@ -31,6 +31,7 @@ use bench_model::events::{Finished, RunEvent, RunObserver};
 use bench_model::js;
 use bench_model::plan::{ArrivalPlan, RateProfile};
 use bench_model::record::{ArrivalTiming, WARMUP_PHASE};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, SystemTime};
 use tokio::runtime::Handle;
@@ -53,20 +54,38 @@ struct OpenLane {
     inbox: UnboundedReceiver<Arrival>,
 }
 
-/// The idle lanes, most recently used last (a warm sandbox is reused first).
+/// A pacer's idle lanes, most recently used last (a warm sandbox is reused first), and
+/// whether it may still open more.
 #[derive(Debug, Default)]
-struct IdleBoard(Mutex<Vec<usize>>);
+struct IdleBoard {
+    lanes: Mutex<Vec<usize>>,
+    /// A lane could not open its sandbox (e.g. past the run's host memory budget): no more
+    /// are opened, and that lane is gone.
+    full: AtomicBool,
+}
 
 impl IdleBoard {
     fn put(&self, lane: usize) {
-        self.0
+        self.lanes
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .push(lane);
     }
 
     fn take(&self) -> Option<usize> {
-        self.0.lock().unwrap_or_else(PoisonError::into_inner).pop()
+        self.lanes
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .pop()
+    }
+
+    /// No further lane is opened: a sandbox could not be.
+    fn stop_growing(&self) {
+        self.full.store(true, Ordering::Relaxed);
+    }
+
+    fn is_full(&self) -> bool {
+        self.full.load(Ordering::Relaxed)
     }
 }
 
@@ -90,7 +109,7 @@ impl Dispatcher {
             let _ = self.lanes[lane].send(arrival);
             return Ok(());
         }
-        if self.lanes.len() == self.max_lanes {
+        if self.lanes.len() == self.max_lanes || self.idle.is_full() {
             return Err(arrival);
         }
         let (sender, inbox) = unbounded_channel();
@@ -294,7 +313,8 @@ async fn pace(
     }
 }
 
-/// One sandbox: runs the arrivals sent to it, one after another, until its inbox closes.
+/// One sandbox: runs the arrivals sent to it, one after another, until its inbox closes
+/// (or its sandbox could not be opened).
 async fn lane<R: TaskRunner>(
     mut slot: R,
     id: usize,
@@ -304,8 +324,14 @@ async fn lane<R: TaskRunner>(
 ) {
     while let Some(arrival) = inbox.recv().await {
         let finished = run_arrival(&mut slot, arrival).await;
-        idle.put(id);
         let _ = finishes.send(finished);
+        if slot.could_not_open() {
+            // Its task is a failed record; the arrivals no sandbox can take are dropped,
+            // not each failed again.
+            idle.stop_growing();
+            return;
+        }
+        idle.put(id);
     }
 }
 
@@ -509,6 +535,7 @@ mod tests {
         let fake = participant("a", &journal, |index| Behaviour {
             delay: ms(if index == 2 || index == 3 { 1050 } else { 5 }),
             fails: false,
+            unopened: false,
         });
         let mut tape = Tape::default();
         let start = Instant::now();
@@ -528,6 +555,36 @@ mod tests {
             );
         }
         assert_eq!(tape.records.len(), 11);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_sandbox_that_cannot_be_opened_stops_growth_and_later_arrivals_are_dropped() {
+        let journal = Arc::default();
+        // Every task takes 150 ms, so 10/s needs two sandboxes; the second one cannot be
+        // opened (task 1 finds no instance). Its failure is recorded once; from then on the
+        // one sandbox takes what it can and the rest is dropped, not failed again.
+        let fake = participant("a", &journal, |index| Behaviour {
+            delay: ms(150),
+            fails: false,
+            unopened: index == 1,
+        });
+        let mut tape = Tape::default();
+        let arrivals = constant(10.0, Duration::from_secs(1), 1, 4);
+        run_paused(&fake, &plan(0, 1, 0.0), &arrivals, &mut tape)
+            .await
+            .unwrap();
+        assert_eq!(dropped(&tape), [3, 5, 7, 9]);
+        assert_eq!(journal.slots_opened(), 2, "no third sandbox tried");
+        let records = tape.records_of("a");
+        let mut indexes: Vec<u32> = records.iter().map(|r| r.task_index).collect();
+        indexes.sort();
+        assert_eq!(indexes, [0, 1, 2, 4, 6, 8]);
+        let failed: Vec<u32> = records
+            .iter()
+            .filter(|r| !r.is_success())
+            .map(|r| r.task_index)
+            .collect();
+        assert_eq!(failed, [1]);
     }
 
     /// The executor with `pacers` pacers on tokio's (paused) clock.
@@ -575,6 +632,7 @@ mod tests {
         let fake = participant("a", &journal, |index| Behaviour {
             delay: ms(if index == 0 { 1000 } else { 5 }),
             fails: false,
+            unopened: false,
         });
         let mut tape = Tape::default();
         let arrivals = constant(10.0, Duration::from_secs(2), 1, 2);
@@ -620,6 +678,7 @@ mod tests {
         let fake = participant("a", &journal, |index| Behaviour {
             delay: ms(if index == 0 { 1050 } else { 1 }),
             fails: false,
+            unopened: false,
         });
         let mut tape = Tape::default();
         let arrivals = constant(10.0, Duration::from_secs(2), 1, 1);

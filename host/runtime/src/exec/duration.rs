@@ -100,6 +100,7 @@ mod tests {
         let fake = participant("a", &journal, |index| Behaviour {
             delay: ms(if index == 2 { 1000 } else { 10 }),
             fails: false,
+            unopened: false,
         });
         run_for_duration(&fake, &plan(0, 1, 0.0), ms(1000), &mut Tape::default())
             .await

@@ -360,6 +360,7 @@ mod tests {
         let fake = participant("a", &journal, |index| Behaviour {
             delay: ms(1 + u64::from(index * 7 % 5) * 10),
             fails: false,
+            unopened: false,
         });
         let mut tape = Tape::default();
         run_participant(&fake, &plan(20, 3, 0.0), &mut tape)
@@ -437,6 +438,7 @@ mod tests {
         let fake = participant("a", &journal, |index| Behaviour {
             delay: ms(if index == 0 { 250 } else { 10 }),
             fails: false,
+            unopened: false,
         });
         let start = Instant::now();
         run_participant(&fake, &plan(5, 1, 100.0), &mut Tape::default())
@@ -485,6 +487,7 @@ mod tests {
         let fake = participant("a", &journal, |index| Behaviour {
             delay: ms(1),
             fails: index == 1,
+            unopened: false,
         });
         let mut tape = Tape::default();
         run_participant(&fake, &plan(3, 1, 0.0), &mut tape)

@@ -317,6 +317,7 @@ mod tests {
                 participant(name, &journal, move |index| Behaviour {
                     delay: ms(10 + (n as u64 * 17 + u64::from(index) * 29) % 40),
                     fails: false,
+                    unopened: false,
                 })
             })
             .collect();
@@ -374,6 +375,7 @@ mod tests {
             participant("b", &journal, |index| Behaviour {
                 delay: ms(1),
                 fails: index == 1,
+                unopened: false,
             }),
         ];
         let mut tape = Tape::default();

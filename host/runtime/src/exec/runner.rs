@@ -12,6 +12,12 @@ pub trait TaskRunner: Send + 'static {
     /// builds its record. Never fails: whatever goes wrong becomes a failed record.
     fn run(&mut self, index: u32, phase: Option<&str>) -> impl Future<Output = Finished> + Send;
 
+    /// Whether the last task found no sandbox: the slot could not open one for it (its
+    /// instance could not be created, e.g. past the run's host memory budget).
+    fn could_not_open(&self) -> bool {
+        false
+    }
+
     /// The runtime this slot's task loop runs on when it has one of its own (a sandbox's
     /// slot thread); `None`: the executor's.
     fn home(&self) -> Option<Handle> {

@@ -44,6 +44,8 @@ pub struct SandboxSlot {
     config: SlotConfig,
     live: Option<LiveInstance>,
     home: Option<Handle>,
+    /// The last task found no instance: one could not be created for it.
+    unopened: bool,
 }
 
 struct LiveInstance {
@@ -69,6 +71,7 @@ impl SlotFactory for SlotConfig {
             config: self.clone(),
             live: None,
             home: slot_threads::next(),
+            unopened: false,
         }
     }
 
@@ -82,13 +85,19 @@ impl TaskRunner for SandboxSlot {
         self.home.clone()
     }
 
+    fn could_not_open(&self) -> bool {
+        self.unopened
+    }
+
     async fn run(&mut self, index: u32, phase: Option<&str>) -> Finished {
         let start = Moment::now();
+        self.unopened = false;
         let mut live = match self.live.take() {
             Some(live) => live,
             None => match instantiate(&self.config).await {
                 Ok(live) => live,
                 Err(message) => {
+                    self.unopened = true;
                     let ending = stopped(StopCode::InstantiationFailed, message);
                     let timing = Timing::ending_now(start);
                     let record =

@@ -24,6 +24,8 @@ pub struct Behaviour {
     pub delay: Duration,
     /// Whether it ends as a trap.
     pub fails: bool,
+    /// Whether its slot cannot open its sandbox for it (an instantiation failure).
+    pub unopened: bool,
 }
 
 /// One task the fake ran.
@@ -98,6 +100,7 @@ pub struct FakeSlots {
 pub struct FakeRunner {
     slots: FakeSlots,
     slot: usize,
+    unopened: bool,
 }
 
 impl SlotFactory for FakeSlots {
@@ -109,6 +112,7 @@ impl SlotFactory for FakeSlots {
         FakeRunner {
             slots: self.clone(),
             slot: state.slots_opened - 1,
+            unopened: false,
         }
     }
 }
@@ -137,7 +141,13 @@ impl TaskRunner for FakeRunner {
                 ended,
             });
         }
-        let ending = if behaviour.fails {
+        self.unopened = behaviour.unopened;
+        let ending = if behaviour.unopened {
+            TaskEnd::Stopped {
+                code: StopCode::InstantiationFailed,
+                message: "could not instantiate the task".into(),
+            }
+        } else if behaviour.fails {
             TaskEnd::Stopped {
                 code: StopCode::Trap,
                 message: "task trapped: unreachable".into(),
@@ -162,6 +172,10 @@ impl TaskRunner for FakeRunner {
             worker: None,
         }
     }
+
+    fn could_not_open(&self) -> bool {
+        self.unopened
+    }
 }
 
 /// A fake participant whose task `i` behaves as `behaviour(i)`.
@@ -185,6 +199,7 @@ pub fn takes(ms: u64) -> impl Fn(u32) -> Behaviour + Send + Sync + 'static {
     move |_| Behaviour {
         delay: Duration::from_millis(ms),
         fails: false,
+        unopened: false,
     }
 }
 

@@ -129,6 +129,7 @@ fn fails_at(failing: u32) -> impl Fn(u32) -> Behaviour + Send + Sync + 'static {
     move |index| Behaviour {
         delay: Duration::ZERO,
         fails: index == failing,
+        unopened: false,
     }
 }
 
