@@ -332,28 +332,40 @@ fn a_stall_shows_in_the_open_model_response_time_and_hides_in_a_closed_loop() {
     assert!(slowest >= 1000.0, "yet one task did stall: {slowest}");
 }
 
-#[test]
-fn arrivals_without_a_free_sandbox_are_dropped_and_counted() {
-    let dir = TempDir::new().unwrap();
-    let args = [
+/// The `sleeper` guest at 50 arrivals/s for 1 s, 100 ms a task, one sandbox pre-allocated,
+/// with `extra` flags.
+fn run_sleepers_at_50_per_second(dir: &Path, out: &str, extra: &[&str]) -> (Run, PathBuf) {
+    let mut args = vec![
         "--rate",
         "50/s",
         "--duration",
         "1s",
         "--pre-allocated",
         "1",
-        "--max-sandboxes",
-        "2",
         "--sleep-ms",
         "100",
     ];
-    let (run, out) = run_guest("sleeper", dir.path(), "dropped", &args);
+    args.extend_from_slice(extra);
+    run_guest("sleeper", dir, out, &args)
+}
+
+/// The one participant's `load` summary and its started and dropped counts.
+fn started_and_dropped(out: &Path) -> (Value, u64, u64) {
     let summary = read_json(&out.join("summary.json"));
-    let load = &summary["load"]["participants"][0];
+    let load = summary["load"]["participants"][0].clone();
     let (started, dropped) = (
         load["started"].as_u64().unwrap(),
         load["dropped"].as_u64().unwrap(),
     );
+    (load, started, dropped)
+}
+
+#[test]
+fn arrivals_without_a_free_sandbox_are_dropped_and_counted() {
+    let dir = TempDir::new().unwrap();
+    let (run, out) =
+        run_sleepers_at_50_per_second(dir.path(), "dropped", &["--max-sandboxes", "2"]);
+    let (load, started, dropped) = started_and_dropped(&out);
     assert!(
         dropped >= 20,
         "two 100 ms sandboxes cannot take 50/s: {load}"
@@ -376,27 +388,9 @@ fn past_the_host_memory_budget_arrivals_are_dropped_not_each_failed() {
     // 50/s of 100 ms tasks needs five sandboxes; 2 MiB of host memory holds one (a
     // sandbox's linear memory is about 1.1 MiB).
     let dir = TempDir::new().unwrap();
-    let args = [
-        "--rate",
-        "50/s",
-        "--duration",
-        "1s",
-        "--pre-allocated",
-        "1",
-        "--max-sandboxes",
-        "10",
-        "--sleep-ms",
-        "100",
-        "--max-host-memory",
-        "2MiB",
-    ];
-    let (_, out) = run_guest("sleeper", dir.path(), "budget", &args);
-    let summary = read_json(&out.join("summary.json"));
-    let load = &summary["load"]["participants"][0];
-    let (started, dropped) = (
-        load["started"].as_u64().unwrap(),
-        load["dropped"].as_u64().unwrap(),
-    );
+    let budget = ["--max-sandboxes", "10", "--max-host-memory", "2MiB"];
+    let (_, out) = run_sleepers_at_50_per_second(dir.path(), "budget", &budget);
+    let (load, started, dropped) = started_and_dropped(&out);
     assert_eq!(started + dropped, 50, "{load}");
     assert!(dropped >= 25, "one sandbox cannot take 50/s: {load}");
     let all = records(&out);
