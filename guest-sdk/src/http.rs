@@ -9,15 +9,17 @@
 //! let body = ctx.step("download", || response.bytes())?;
 //! ```
 
+use crate::bindings::bench::task::bodies::{read_whole, ReadError};
+use crate::bindings::wasi::io::streams::InputStream as ContractStream;
 use crate::TaskError;
 use wasip2::http::outgoing_handler;
 use wasip2::http::types::{
     ErrorCode, Fields, IncomingBody, IncomingResponse, OutgoingRequest, Scheme,
 };
+use wasip2::io::streams::InputStream;
 
 /// The request method (wasi:http's).
 pub use wasip2::http::types::Method;
-use wasip2::io::streams::StreamError;
 
 /// A response whose head has arrived; the body is read by [`Response::bytes`].
 pub struct Response {
@@ -41,30 +43,36 @@ impl Response {
             .collect()
     }
 
-    /// Reads the whole body.
+    /// Reads the whole body: the host reads it to its end and hands it over in one copy
+    /// (`bodies.read-whole`), its `Content-Length` reserved up front.
     pub fn bytes(self) -> Result<Vec<u8>, TaskError> {
+        let expected = self
+            .header("content-length")
+            .first()
+            .and_then(|length| length.trim().parse().ok())
+            .unwrap_or(0);
         let body = self
             .incoming
             .consume()
             .map_err(|()| http_error("the body was already taken"))?;
-        let mut bytes = Vec::new();
-        {
-            let stream = body
-                .stream()
-                .map_err(|()| http_error("the body has no stream"))?;
-            loop {
-                match stream.blocking_read(64 * 1024) {
-                    Ok(chunk) => bytes.extend_from_slice(&chunk),
-                    Err(StreamError::Closed) => break,
-                    Err(StreamError::LastOperationFailed(error)) => {
-                        return Err(http_error(&error.to_debug_string()));
-                    }
-                }
-            }
-        }
+        let stream = body
+            .stream()
+            .map_err(|()| http_error("the body has no stream"))?;
+        let read = read_whole(&contract_stream(stream), expected, None);
         IncomingBody::finish(body);
-        Ok(bytes)
+        read.map_err(|error| match error {
+            ReadError::Failed(reason) => http_error(&format!("reading the body failed: {reason}")),
+            ReadError::Timeout => http_error("reading the body timed out"),
+        })
     }
+}
+
+/// The body's stream as the contract's bindings name it: both are bindings of the same
+/// `wasi:io/streams` input-stream, so the handle moves from one owner to the other.
+fn contract_stream(stream: InputStream) -> ContractStream {
+    // SAFETY: `take_handle` gives up `stream`'s ownership of a live input-stream handle,
+    // which the contract's binding of the same resource type takes over (and drops).
+    unsafe { ContractStream::from_handle(stream.take_handle()) }
 }
 
 /// Sends a GET request and waits for the response head.

@@ -42,8 +42,8 @@ pub mod bindings {
         pub_export_macro: true,
         export_macro_name: "__export_task_world",
         default_bindings_module: "bench_guest::bindings",
-        // The pollables of `websocket` connections, and the streams `bodies` reads (the Rust
-        // SDK reads its bodies itself).
+        // The pollables of `websocket` connections, and the streams `bodies` reads (`http`
+        // hands it the streams of its wasip2 bindings by handle).
         with: {
             "wasi:io/poll@0.2.12": generate,
             "wasi:io/error@0.2.12": generate,

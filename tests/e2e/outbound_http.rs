@@ -1,7 +1,8 @@
 //! End-to-end: outbound HTTP keeps connections alive per participant and destination (and
 //! opens one per request with `--http-keep-alive=false`), every request is still judged with
 //! pooling on, an authority with userinfo is refused, and `*` never reaches a loopback address
-//! while a rule naming it does. The test server counts the connections it accepts.
+//! while a rule naming it does; the Rust SDK reads bodies whole (chunked, large, cut short).
+//! The test server counts the connections it accepts.
 
 use crate::support::{
     bench::{run_bench, Run},
@@ -57,15 +58,18 @@ impl Server {
     }
 }
 
-/// Answers requests on one connection until the client closes it.
+/// Answers requests on one connection until the client closes it: `hello`, or by path a
+/// chunked body (`/chunked`), 3 MiB (`/big`), or 10 of 100 announced bytes and the connection
+/// closed (`/cut`).
 fn serve_connection(stream: TcpStream, served: &AtomicUsize) {
     let mut reader = BufReader::new(stream.try_clone().unwrap());
     let mut writer = stream;
     loop {
-        let mut line = String::new();
-        if reader.read_line(&mut line).unwrap_or(0) == 0 {
+        let mut request_line = String::new();
+        if reader.read_line(&mut request_line).unwrap_or(0) == 0 {
             return;
         }
+        let mut line = String::new();
         loop {
             line.clear();
             if reader.read_line(&mut line).unwrap_or(0) == 0 || line.trim().is_empty() {
@@ -73,8 +77,24 @@ fn serve_connection(stream: TcpStream, served: &AtomicUsize) {
             }
         }
         served.fetch_add(1, Ordering::SeqCst);
-        let answer = b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello";
-        if writer.write_all(answer).is_err() {
+        let path = request_line.split(' ').nth(1).unwrap_or("/");
+        let answer: Vec<u8> = match path {
+            "/chunked" => b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n\
+                3\r\nabc\r\n4\r\ndefg\r\n5\r\nhijkl\r\n0\r\n\r\n"
+                .to_vec(),
+            "/big" => {
+                let mut answer = b"HTTP/1.1 200 OK\r\nContent-Length: 3145728\r\n\r\n".to_vec();
+                answer.resize(answer.len() + (3 << 20), b'x');
+                answer
+            }
+            "/cut" => {
+                let _ =
+                    writer.write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n0123456789");
+                return;
+            }
+            _ => b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello".to_vec(),
+        };
+        if writer.write_all(&answer).is_err() {
             return;
         }
     }
@@ -121,6 +141,40 @@ fn fetch(urls: &[&str], extra: &[&str]) -> ClientRun {
         _dir: dir,
         run,
     }
+}
+
+/// The body lengths a task read, in order.
+fn body_lengths(record: &Value) -> Vec<u64> {
+    record["data"]["statuses"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no statuses: {record}"))
+        .iter()
+        .map(|s| s["bytes"].as_u64().unwrap())
+        .collect()
+}
+
+#[test]
+fn bodies_are_read_whole_chunked_large_or_cut_short() {
+    let server = Server::start();
+    let base = format!("http://127.0.0.1:{}", server.port);
+    let [chunked, big, hello, cut] =
+        ["/chunked", "/big", "/", "/cut"].map(|path| format!("{base}{path}"));
+    let provider = ["--provider", "client", "--allow-host", &base];
+    let whole = fetch(&[&chunked, &big, &hello], &provider);
+    let record = &whole.records("client")[0];
+    assert_eq!(record["status"], "success", "{record}");
+    assert_eq!(body_lengths(record), [12, 3 << 20, 5]);
+
+    // A body cut short fails its task, naming why; the run goes on.
+    let broken = fetch(&[&hello, &cut], &provider);
+    let record = &broken.records("client")[0];
+    assert_eq!(record["errorCode"], "http_error", "{record}");
+    let message = record["data"]["errorMessage"].as_str().unwrap();
+    assert!(
+        message.starts_with("reading the body failed: "),
+        "{message}"
+    );
+    assert_eq!(record["data"]["completed"][0]["bytes"], 5, "{record}");
 }
 
 fn statuses(record: &Value) -> Vec<u64> {
