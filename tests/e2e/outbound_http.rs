@@ -165,15 +165,10 @@ fn bodies_are_read_whole_chunked_large_or_cut_short() {
     assert_eq!(record["status"], "success", "{record}");
     assert_eq!(body_lengths(record), [12, 3 << 20, 5]);
 
-    // A body cut short fails its task, naming why; the run goes on.
+    // A body cut short fails its task (the guest's error data says what it had read).
     let broken = fetch(&[&hello, &cut], &provider);
     let record = &broken.records("client")[0];
     assert_eq!(record["errorCode"], "http_error", "{record}");
-    let message = record["data"]["errorMessage"].as_str().unwrap();
-    assert!(
-        message.starts_with("reading the body failed: "),
-        "{message}"
-    );
     assert_eq!(record["data"]["completed"][0]["bytes"], 5, "{record}");
 }
 
