@@ -1,6 +1,7 @@
 //! End-to-end: the run's budgets hold against hostile guests and hostile results folders. A
 //! flood of wasi:http fields counts against the sandbox's memory; the sandboxes together stay
-//! within the host memory budget; a run reaching its disk budget stops cleanly with its
+//! within the host memory budget, and slots whose sandbox would pass it retire while the
+//! others run the schedule; a run reaching its disk budget stops cleanly with its
 //! records and summary; a compile bomb is refused before it is compiled; a results folder
 //! holding planted symlinks is never written through.
 
@@ -47,6 +48,59 @@ fn the_sandboxes_of_a_run_stay_within_the_host_memory_budget() {
             "{message}"
         );
     }
+}
+
+#[test]
+fn slots_past_the_host_memory_budget_retire_and_the_others_run_every_task() {
+    // Eight slots, room for one sandbox (a sandbox's linear memory is about 1.1 MiB): the
+    // slots that cannot open theirs fail one task each and retire.
+    let sleeper = test_guest("sleeper");
+    let dir = TempDir::new().unwrap();
+    let args = [
+        "run",
+        sleeper.to_str().unwrap(),
+        "--out",
+        "results",
+        "--iterations",
+        "40",
+        "--concurrency",
+        "8",
+        "--sleep-ms",
+        "20",
+        "--max-host-memory",
+        "2MiB",
+    ];
+    let run = run_bench(dir.path(), &args);
+    assert_eq!(run.code, Some(0), "{}\n{}", run.stdout, run.stderr);
+    let records = records_of(&dir.path().join("results"), "local");
+    assert_eq!(records.len(), 40, "every task has its record");
+    let failed: Vec<&serde_json::Value> = records
+        .iter()
+        .filter(|record| record["status"] != "success")
+        .collect();
+    assert!(
+        (1..=7).contains(&failed.len()),
+        "{} of 40 failed: {}",
+        failed.len(),
+        run.stdout
+    );
+    let warning = format!(
+        "Warning: local: {} of 40 tasks found no sandbox (could not instantiate the task: ",
+        failed.len()
+    );
+    assert!(run.stderr.contains(&warning), "{}", run.stderr);
+    for record in failed {
+        assert_unopened_past_the_budget(record, 2 << 20);
+    }
+}
+
+/// Asserts `record` is a task whose sandbox could not be opened within a host memory budget
+/// of `budget` bytes.
+pub(crate) fn assert_unopened_past_the_budget(record: &serde_json::Value, budget: u64) {
+    assert_eq!(record["errorCode"], "instantiation_failed", "{record}");
+    let message = record["data"]["errorMessage"].as_str().unwrap();
+    let past = format!("would pass the run's host memory budget of {budget} bytes");
+    assert!(message.contains(&past), "{message}");
 }
 
 #[test]

@@ -37,6 +37,7 @@ pub struct RunResults<'a> {
 /// `ScoringSpecError` fails the run (the records are on disk by then).
 pub fn finish(console: &mut Console, mut results: RunResults<'_>) -> Result<ExitCode> {
     let timing = timing_report(results.manifest, &mut results.tally);
+    let unopened = results.tally.unopened_warnings();
     let summary = Summary::new(results.manifest, results.tally)?;
     console.line("");
     console.line(&SummaryTable::of(&summary).render(console.colors()));
@@ -46,7 +47,7 @@ pub fn finish(console: &mut Console, mut results: RunResults<'_>) -> Result<Exit
     for line in summary.load.iter().flat_map(LoadSummary::lines) {
         console.line(&line);
     }
-    for warning in &timing.warnings {
+    for warning in timing.warnings.iter().chain(&unopened) {
         console.warning(warning);
     }
     for warning in summary.load.iter().flat_map(LoadSummary::warnings) {

@@ -35,6 +35,7 @@ pub mod summary_document;
 pub mod table;
 pub mod tally;
 mod timing;
+mod unopened;
 
 use anyhow::Result;
 use bench_model::events::{RunEvent, RunObserver};

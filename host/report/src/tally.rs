@@ -6,6 +6,7 @@
 use super::guest_cpu::GuestCpuSamples;
 use super::latency::LatencySamples;
 use super::participants::{ParticipantStats, StatsCollector};
+use super::unopened::Unopened;
 use crate::scoring::{
     scoring_config_to_spec, ParticipantSampleCollector, ParticipantSamples, ScoringSpec,
 };
@@ -36,6 +37,8 @@ pub struct RunTally {
     dropped: Vec<u64>,
     /// Each name's start lags, in milliseconds (records with an arrival timing).
     start_lags: Vec<Vec<f64>>,
+    /// Each name's tasks that found no sandbox.
+    unopened: Vec<Unopened>,
     counts: TaskCounts,
     /// Whether the run warmed up (`--warmup`): its warm-up records are left out.
     warmed_up: bool,
@@ -87,6 +90,7 @@ impl RunTally {
             tasks: Vec::new(),
             dropped: Vec::new(),
             start_lags: Vec::new(),
+            unopened: Vec::new(),
             counts: TaskCounts::default(),
             warmed_up: manifest.warmup.is_some(),
         };
@@ -111,10 +115,20 @@ impl RunTally {
             self.start_lags[index].push(arrival.start_lag_ms);
         }
         self.guest_cpu[index].add(record, &self.metric_keys);
+        self.unopened[index].add(record);
         match &mut self.collectors {
             Collectors::Scored(spec, collectors) => collectors[index].add(spec, record),
             Collectors::Unscored(collectors) => collectors[index].add(record),
         }
+    }
+
+    /// The warnings of participants some of whose tasks found no sandbox, in summary order.
+    pub(crate) fn unopened_warnings(&self) -> Vec<String> {
+        let participants = self.names.iter().zip(&self.tasks);
+        participants
+            .zip(&self.unopened)
+            .filter_map(|((name, tasks), unopened)| unopened.warning(name, *tasks))
+            .collect()
     }
 
     /// Takes each participant's guest CPU, in summary order, with the scored metrics' data
@@ -200,6 +214,7 @@ impl RunTally {
         self.tasks.push(0);
         self.dropped.push(0);
         self.start_lags.push(Vec::new());
+        self.unopened.push(Unopened::default());
         self.names.push(name.to_owned());
         self.index_by_name
             .insert(name.to_owned(), self.names.len() - 1);

@@ -6,6 +6,10 @@
 //! With `--warmup N` every slot first runs N warm-up tasks (phase `warmup`, indexes from 0),
 //! which are reported but not counted as the participant's tasks.
 //!
+//! A slot that cannot open its sandbox (past the run's host memory budget) fails the task it
+//! took and retires, while another slot still works: the others run the rest of the
+//! schedule, rather than the failing slot failing task after task in no time.
+//!
 //! Once the run's stop is thrown no task starts; the running ones finish (or are
 //! interrupted by their slot) and the participant ends with the records it has.
 //!
@@ -137,6 +141,12 @@ impl NextIndex {
         (0..slots).map(|_| Self::Shared(counter.clone())).collect()
     }
 
+    /// Whether a slot may stop before the schedule's end: its indices are taken by the
+    /// others (a shared counter), where a stride's would be left unrun.
+    fn is_shared(&self) -> bool {
+        matches!(self, Self::Shared(_))
+    }
+
     /// The next schedule index (past the schedule's end once the slot is done).
     fn take(&mut self) -> usize {
         match self {
@@ -213,6 +223,7 @@ pub(super) async fn run_slots<F: SlotFactory>(
     let ramp = Arc::new(Ramp::new(plan.stagger_delay_ms));
     let done = Arc::new(Collected::default());
     let warm = Arc::new(Barrier::new(slots));
+    let working = Arc::new(Working(AtomicUsize::new(slots)));
     let warmup = plan.warmup;
     let mut workers = JoinSet::new();
     for mut source in sources {
@@ -222,7 +233,7 @@ pub(super) async fn run_slots<F: SlotFactory>(
         let (ramp, done) = (ramp.clone(), done.clone());
         let stop = plan.stop.clone();
         let more = more.clone();
-        let warm = warm.clone();
+        let (warm, working) = (warm.clone(), working.clone());
         spawn_slot(&mut workers, home, async move {
             for index in 0..warmup {
                 if stop.is_stopping() {
@@ -244,6 +255,9 @@ pub(super) async fn run_slots<F: SlotFactory>(
                 }
                 let finished = slot.run(index as u32, schedule.phase_at(index)).await;
                 done.put(false, finished).await;
+                if slot.could_not_open() && source.is_shared() && working.retire() {
+                    break;
+                }
             }
         });
     }
@@ -274,6 +288,23 @@ pub(super) async fn run_slots<F: SlotFactory>(
         if ticker_fired(&mut flush) {
             observer.observe(RunEvent::Flush)?;
         }
+    }
+}
+
+/// How many of a participant's slots still take tasks. A slot that cannot open its sandbox
+/// (e.g. past the run's host memory budget) retires after failing one task, so that it
+/// does not fail the tasks the others would run; the last one never retires, so every
+/// task of the schedule still ends in a record.
+struct Working(AtomicUsize);
+
+impl Working {
+    /// Retires a slot unless it is the last one working; whether it did.
+    fn retire(&self) -> bool {
+        self.0
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |working| {
+                (working > 1).then(|| working - 1)
+            })
+            .is_ok()
     }
 }
 
@@ -509,6 +540,60 @@ mod tests {
         assert_eq!(
             tape.without_flushes().last(),
             Some(&Seen::ParticipantFinished("a".into(), 3, 2))
+        );
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_slot_that_cannot_open_its_sandbox_retires_and_the_others_run_the_schedule() {
+        let journal = Arc::default();
+        // Task 1 (the second slot's first) finds no sandbox; every task takes 10 ms.
+        let fake = participant("a", &journal, |index| Behaviour {
+            delay: ms(10),
+            fails: false,
+            unopened: index == 1,
+        });
+        let mut tape = Tape::default();
+        run_participant(&fake, &plan(20, 2, 0.0), &mut tape)
+            .await
+            .unwrap();
+        let records = tape.records_of("a");
+        assert_eq!(records.len(), 20, "every task has its record");
+        let failed: Vec<u32> = records
+            .iter()
+            .filter(|record| !record.is_success())
+            .map(|record| record.task_index)
+            .collect();
+        assert_eq!(failed, [1]);
+        let ran = journal.ran();
+        let first_slot = ran.iter().find(|r| r.index == 0).unwrap().slot;
+        assert!(
+            ran.iter()
+                .filter(|r| r.index >= 2)
+                .all(|r| r.slot == first_slot),
+            "the retired slot took no further task"
+        );
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn when_no_slot_can_open_its_sandbox_the_last_one_still_records_every_task() {
+        let journal = Arc::default();
+        let fake = participant("a", &journal, |_| Behaviour {
+            delay: ms(1),
+            fails: false,
+            unopened: true,
+        });
+        let mut tape = Tape::default();
+        run_participant(&fake, &plan(12, 3, 0.0), &mut tape)
+            .await
+            .unwrap();
+        let records = tape.records_of("a");
+        assert_eq!(records.len(), 12);
+        assert!(records
+            .iter()
+            .all(|r| r.error_code.as_deref() == Some("instantiation_failed")));
+        assert_eq!(
+            tape.without_flushes().last(),
+            Some(&Seen::ParticipantFinished("a".into(), 12, 0))
         );
     }
 
