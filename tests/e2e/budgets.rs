@@ -1,5 +1,6 @@
 //! End-to-end: the run's budgets hold against hostile guests and hostile results folders. A
-//! flood of wasi:http fields counts against the sandbox's memory; the sandboxes together stay
+//! flood of wasi:http fields counts against the sandbox's memory; a sandbox that keeps its
+//! resources gets a fresh instance before its table is full; the sandboxes together stay
 //! within the host memory budget, and slots whose sandbox would pass it retire while the
 //! others run the schedule; a run reaching its disk budget stops cleanly with its
 //! records and summary; a compile bomb is refused before it is compiled; a results folder
@@ -30,6 +31,35 @@ fn a_flood_of_http_fields_is_held_to_the_sandbox_memory() {
             "{message}"
         );
     }
+}
+
+#[test]
+fn a_sandbox_keeping_its_resources_gets_a_fresh_instance_before_it_runs_out() {
+    // 200 resources kept a task: without a fresh instance, task 328 would find the table
+    // full (65 536) and trap.
+    let hostile = test_guest("hostile");
+    let dir = TempDir::new().unwrap();
+    let args = [
+        "run",
+        hostile.to_str().unwrap(),
+        "--out",
+        "results",
+        "--attack",
+        "handle-leak",
+        "--provider",
+        "attacker",
+        "--iterations",
+        "400",
+    ];
+    let run = run_bench(dir.path(), &args);
+    assert_eq!(run.code, Some(0), "{}\n{}", run.stdout, run.stderr);
+    let records = records_of(&dir.path().join("results"), "attacker");
+    assert_eq!(records.len(), 400);
+    let failed: Vec<&serde_json::Value> = records
+        .iter()
+        .filter(|record| record["status"] != "success")
+        .collect();
+    assert!(failed.is_empty(), "{failed:?}");
 }
 
 #[test]

@@ -157,9 +157,10 @@ impl TaskRunner for SandboxSlot {
                 "{stamp} [task {index}] [warn] denied request to {destination}"
             ));
         }
-        // A guest that reached the natives' live-object bound may have leaked them: the next
-        // task gets a fresh instance.
-        let reusable = reusable && !state.natives.exhausted();
+        // A guest that reached the natives' live-object bound may have leaked them, and one
+        // nearing the resource bound may be keeping what it no longer uses: the next task gets
+        // a fresh instance.
+        let reusable = reusable && !state.natives.exhausted() && !state.holds_too_many_resources();
         // The next task of a reused instance starts with no connection open, and with the
         // HTTP fields the guest dropped no longer counted.
         let closing = state.websockets.end_task();

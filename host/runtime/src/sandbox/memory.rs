@@ -14,6 +14,11 @@ use std::sync::Arc;
 /// Bytes a table element takes in the host.
 const TABLE_ELEMENT_BYTES: usize = 8;
 
+/// Fields counted since the last recount past which a task's end recounts them (or an
+/// eighth of what the last recount found held, when more): a recount walks every resource
+/// the sandbox holds, so it is paid once per so many bytes of new fields, not per task.
+const RECOUNT_AFTER_BYTES: usize = 16 << 10;
+
 /// The host memory budget of a run: what all its sandboxes hold together.
 #[derive(Debug)]
 pub struct HostMemory {
@@ -92,6 +97,9 @@ pub(crate) struct SandboxMemory {
     guest: AtomicUsize,
     /// wasi:http fields held in the host (at most this much since the last recount).
     fields: AtomicUsize,
+    /// `fields` just after the last recount, and the fields that recount found held.
+    fields_at_recount: AtomicUsize,
+    held_at_recount: AtomicUsize,
     host: Arc<HostMemory>,
 }
 
@@ -103,6 +111,8 @@ impl SandboxMemory {
             total: AtomicUsize::new(0),
             guest: AtomicUsize::new(0),
             fields: AtomicUsize::new(0),
+            fields_at_recount: AtomicUsize::new(0),
+            held_at_recount: AtomicUsize::new(0),
             host,
         })
     }
@@ -160,7 +170,26 @@ impl SandboxMemory {
     pub(crate) fn recount_fields(&self, held: impl FnOnce() -> usize) {
         let counted = self.fields.load(Ordering::Relaxed);
         if counted > 0 {
-            self.remove_fields(counted.saturating_sub(held()));
+            let held = held();
+            self.remove_fields(counted.saturating_sub(held));
+            self.held_at_recount.store(held, Ordering::Relaxed);
+            self.fields_at_recount
+                .store(self.fields.load(Ordering::Relaxed), Ordering::Relaxed);
+        }
+    }
+
+    /// [`Self::recount_fields`] once enough fields were counted since the last recount
+    /// ([`RECOUNT_AFTER_BYTES`], or an eighth of what it found held): what a sandbox has
+    /// dropped is given back within that much, at a cost that does not grow with every task
+    /// while the guest keeps many fields alive.
+    pub(crate) fn recount_fields_when_due(&self, held: impl FnOnce() -> usize) {
+        let since = self
+            .fields
+            .load(Ordering::Relaxed)
+            .saturating_sub(self.fields_at_recount.load(Ordering::Relaxed));
+        let due = RECOUNT_AFTER_BYTES.max(self.held_at_recount.load(Ordering::Relaxed) / 8);
+        if since >= due {
+            self.recount_fields(held);
         }
     }
 
@@ -405,6 +434,25 @@ mod tests {
         drop(held);
         drop(other);
         assert_eq!(host.used(), 0);
+    }
+
+    #[test]
+    fn a_task_end_recounts_once_enough_fields_were_counted_since_the_last_recount() {
+        let sandbox = SandboxMemory::unlimited();
+        let never = || -> usize { panic!("recounted before it was due") };
+        sandbox.add_fields(1000, || 0).unwrap();
+        sandbox.recount_fields_when_due(never);
+        sandbox.add_fields(RECOUNT_AFTER_BYTES, || 0).unwrap();
+        sandbox.recount_fields_when_due(|| 0);
+        assert_eq!(sandbox.fields.load(Ordering::Relaxed), 0, "all given back");
+        // The guest keeps 800 KiB of fields alive: the next recount waits for 100 KiB more.
+        sandbox.add_fields(800 << 10, || 0).unwrap();
+        sandbox.recount_fields_when_due(|| 800 << 10);
+        sandbox.add_fields(90 << 10, || 0).unwrap();
+        sandbox.recount_fields_when_due(never);
+        sandbox.add_fields(10 << 10, || 0).unwrap();
+        sandbox.recount_fields_when_due(|| 800 << 10);
+        assert_eq!(sandbox.fields.load(Ordering::Relaxed), 800 << 10);
     }
 
     #[test]

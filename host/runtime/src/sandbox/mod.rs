@@ -50,6 +50,12 @@ pub struct Capabilities {
 /// at once.
 const MAX_RESOURCES: usize = 65_536;
 
+/// Live resources past which a sandbox's next task gets a fresh instance.
+const REFRESH_AT_RESOURCES: usize = MAX_RESOURCES / 4 * 3;
+
+/// Tasks between two counts of a sandbox's live resources (a count walks the table).
+const CENSUS_EVERY_TASKS: u32 = 256;
+
 /// The state of one sandbox's store.
 pub struct SandboxState {
     /// Steps, measurements and logs of the running task.
@@ -68,6 +74,8 @@ pub struct SandboxState {
     http: WasiHttpCtx,
     table: ResourceTable,
     memory: Arc<SandboxMemory>,
+    /// Tasks since the live resources were last counted.
+    tasks_since_census: u32,
 }
 
 impl SandboxState {
@@ -103,6 +111,7 @@ impl SandboxState {
             http: WasiHttpCtx::new(),
             table: resource_table(),
             memory,
+            tasks_since_census: 0,
         }
     }
 }
@@ -139,11 +148,28 @@ impl SandboxState {
         }
     }
 
-    /// Gives back the estimate of HTTP fields the guest no longer holds, so the next task's
-    /// host buffers (which cannot recount) are not refused for fields long dropped.
+    /// Whether, at the end of a task, the sandbox holds so many host resources that its next
+    /// task should get a fresh instance (counted every [`CENSUS_EVERY_TASKS`] tasks). An
+    /// engine that keeps resources until its garbage collector runs (StarlingMonkey keeps
+    /// each `fetch`'s response header fields until it collects their `Headers`, which a task
+    /// allocating little may not do for tens of thousands of fetches) would otherwise reach
+    /// [`MAX_RESOURCES`] and trap in the middle of a task.
+    pub(crate) fn holds_too_many_resources(&mut self) -> bool {
+        self.tasks_since_census += 1;
+        if self.tasks_since_census < CENSUS_EVERY_TASKS {
+            return false;
+        }
+        self.tasks_since_census = 0;
+        self.table.iter_mut().count() >= REFRESH_AT_RESOURCES
+    }
+
+    /// Gives back the estimate of HTTP fields the guest no longer holds once enough were
+    /// counted since the last recount, so the next task's host buffers (which cannot
+    /// recount) are not refused for fields long dropped.
     pub(crate) fn recount_fields(&mut self) {
         let table = &mut self.table;
-        self.memory.recount_fields(|| http::fields::held(table));
+        self.memory
+            .recount_fields_when_due(|| http::fields::held(table));
     }
 
     /// Counts a growth of linear memory or a table (recounting the HTTP fields held when
