@@ -3,7 +3,9 @@
 //! [`RateProfile`](bench_model::plan::RateProfile), however slow the target is; it starts in a
 //! free sandbox. `preAllocated` sandboxes are opened first; when none is free another is
 //! opened, up to `maxSandboxes`; past that the arrival is dropped and counted
-//! ([`RunEvent::TaskDropped`], k6's `dropped_iterations`), never started late.
+//! ([`RunEvent::TaskDropped`], k6's `dropped_iterations`), never started late. A sandbox
+//! that cannot be opened (past the run's host memory budget) fails the task handed to it,
+//! and its pacer opens no more: what its open sandboxes cannot take is dropped.
 //!
 //! Arrivals are timed by a pacer task sleeping to each due time on the [`ArrivalClock`] (a
 //! timer in the runtime's I/O driver, not tokio's millisecond timer), which hands every
