@@ -396,13 +396,13 @@ fn past_the_host_memory_budget_arrivals_are_dropped_not_each_failed() {
     assert!(dropped >= 25, "one sandbox cannot take 50/s: {load}");
     let all = records(&out);
     let failed: Vec<&Value> = all.iter().filter(|r| r["status"] != "success").collect();
-    // Each pacer (one per slot thread, at most one per sandbox) tries one sandbox past the
-    // budget, then stops growing.
+    // Once one sandbox is open, a pacer opens no other past the budget; one that tries before
+    // (and fails) opens no more: at most one failure per pacer (one per slot thread).
     let pacers = std::thread::available_parallelism()
         .map_or(1, usize::from)
         .min(10);
     assert!(
-        !failed.is_empty() && failed.len() <= pacers,
+        failed.len() <= pacers,
         "{} failed of {} started",
         failed.len(),
         all.len()

@@ -14,6 +14,7 @@ use bench_contract::{TaskPre, CONTRACT_PACKAGE};
 use bench_model::plan::ComponentInfo;
 use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 use wasmtime::component::types::ComponentItem;
 use wasmtime::component::{Component, HasSelf, Linker};
@@ -49,6 +50,8 @@ pub struct TaskComponent {
     pub size_bytes: usize,
     /// Pre-linked instance factory (cheap per-sandbox instantiation).
     pub pre: TaskPre<SandboxState>,
+    /// The most memory an instance of it held just after it was created.
+    opened_bytes: AtomicUsize,
 }
 
 impl TaskComponent {
@@ -81,6 +84,7 @@ impl TaskComponent {
             sha256: hex::encode(Sha256::digest(&bytes)),
             size_bytes: bytes.len(),
             pre: link(engine, &component, path)?,
+            opened_bytes: AtomicUsize::new(0),
         })
     }
 
@@ -98,7 +102,19 @@ impl TaskComponent {
             sha256: self.sha256.clone(),
             size_bytes: self.size_bytes,
             pre: link(engine, &component, &self.path)?,
+            opened_bytes: AtomicUsize::new(0),
         })
+    }
+
+    /// Notes what a new instance holds, once created (its initial linear memories and
+    /// tables): what opening another will take.
+    pub(crate) fn note_opened(&self, bytes: usize) {
+        self.opened_bytes.fetch_max(bytes, Ordering::Relaxed);
+    }
+
+    /// The most an instance held once created; 0 before the first.
+    pub(crate) fn opened_bytes(&self) -> usize {
+        self.opened_bytes.load(Ordering::Relaxed)
     }
 
     /// The pool `sandboxes` live instances of this task need.

@@ -3,9 +3,10 @@
 //! [`RateProfile`](bench_model::plan::RateProfile), however slow the target is; it starts in a
 //! free sandbox. `preAllocated` sandboxes are opened first; when none is free another is
 //! opened, up to `maxSandboxes`; past that the arrival is dropped and counted
-//! ([`RunEvent::TaskDropped`], k6's `dropped_iterations`), never started late. A sandbox
-//! that cannot be opened (past the run's host memory budget) fails the task handed to it,
-//! and its pacer opens no more: what its open sandboxes cannot take is dropped.
+//! ([`RunEvent::TaskDropped`], k6's `dropped_iterations`), never started late. No sandbox
+//! is opened that the run's memory has no room for ([`SlotFactory::room_check`]); one that
+//! cannot be opened all the same fails the task handed to it, and its pacer opens no more:
+//! what its open sandboxes cannot take is dropped.
 //!
 //! Arrivals are timed by a pacer task sleeping to each due time on the [`ArrivalClock`] (a
 //! timer in the runtime's I/O driver, not tokio's millisecond timer), which hands every
@@ -25,15 +26,15 @@
 use super::arrival_clock::ArrivalClock;
 use super::pacing::{flush_ticker, flushing_while};
 use super::{
-    spawn_slot, task_finished, warmup_finished, ExecPlan, Finishes, ParticipantRun, RunStop,
-    SlotFactory, TaskRunner,
+    spawn_slot, task_finished, warmup_finished, ExecPlan, Finishes, ParticipantRun, RoomCheck,
+    RunStop, SlotFactory, TaskRunner,
 };
 use anyhow::{Context as _, Result};
 use bench_model::events::{Finished, RunEvent, RunObserver};
 use bench_model::js;
 use bench_model::plan::{ArrivalPlan, RateProfile};
 use bench_model::record::{ArrivalTiming, WARMUP_PHASE};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, SystemTime};
 use tokio::runtime::Handle;
@@ -97,6 +98,10 @@ struct Dispatcher {
     lanes: Vec<UnboundedSender<Arrival>>,
     max_lanes: usize,
     idle: Arc<IdleBoard>,
+    /// Whether the run has memory for another sandbox, and the lanes of all pacers whose
+    /// sandbox is being opened (not counted in the run's memory yet).
+    room: Option<RoomCheck>,
+    opening: Arc<AtomicUsize>,
     opens: UnboundedSender<OpenLane>,
     /// The indexes of dropped arrivals, for the collector.
     drops: UnboundedSender<u32>,
@@ -111,9 +116,10 @@ impl Dispatcher {
             let _ = self.lanes[lane].send(arrival);
             return Ok(());
         }
-        if self.lanes.len() == self.max_lanes || self.idle.is_full() {
+        if self.lanes.len() == self.max_lanes || self.idle.is_full() || !self.has_room() {
             return Err(arrival);
         }
+        self.opening.fetch_add(1, Ordering::Relaxed);
         let (sender, inbox) = unbounded_channel();
         let _ = sender.send(arrival);
         let id = self.lanes.len();
@@ -124,6 +130,12 @@ impl Dispatcher {
             inbox,
         });
         Ok(())
+    }
+
+    /// Whether the run has memory for one more sandbox beside those being opened.
+    fn has_room(&self) -> bool {
+        let opening = self.opening.load(Ordering::Relaxed);
+        self.room.as_ref().is_none_or(|room| room(opening))
     }
 
     /// Counts an arrival no sandbox could take.
@@ -197,6 +209,10 @@ async fn run_paced<F: SlotFactory>(
         shares[position % count].push(slot);
     }
     let idle: Vec<Arc<IdleBoard>> = (0..count).map(|_| Arc::default()).collect();
+    let (room, opening) = (
+        participant.slots.room_check(),
+        Arc::new(AtomicUsize::new(0)),
+    );
     let start = Instant::now();
     // Aborted when this returns early (the observer failed).
     let mut pacing = JoinSet::new();
@@ -211,7 +227,7 @@ async fn run_paced<F: SlotFactory>(
                 slot,
                 id,
                 inbox,
-                idle[pacer].clone(),
+                (idle[pacer].clone(), None),
                 finished_sender.clone(),
             );
             spawn_slot(&mut lanes, home.clone(), lane);
@@ -221,6 +237,8 @@ async fn run_paced<F: SlotFactory>(
             lanes: senders,
             max_lanes: share_of(arrivals.max_sandboxes as usize, pacer, count),
             idle: idle[pacer].clone(),
+            room: room.clone(),
+            opening: opening.clone(),
             opens: opens.clone(),
             drops: drops.clone(),
         };
@@ -240,7 +258,8 @@ async fn run_paced<F: SlotFactory>(
             open = opened.recv() => match open {
                 Some(OpenLane { pacer, id, inbox }) => {
                     let slot = participant.slots.open_slot();
-                    let lane = lane(slot, id, inbox, idle[pacer].clone(), finished_sender.clone());
+                    let board = (idle[pacer].clone(), Some(opening.clone()));
+                    let lane = lane(slot, id, inbox, board, finished_sender.clone());
                     spawn_slot(&mut lanes, homes[pacer].clone(), lane);
                 }
                 None => break,
@@ -316,16 +335,22 @@ async fn pace(
 }
 
 /// One sandbox: runs the arrivals sent to it, one after another, until its inbox closes
-/// (or its sandbox could not be opened).
+/// (or its sandbox could not be opened). `board` is its pacer's idle board and, for a lane
+/// a pacer opened, the count of lanes being opened, which it leaves once its first task ran
+/// (its sandbox is then open and counted in the run's memory, or could not be).
 async fn lane<R: TaskRunner>(
     mut slot: R,
     id: usize,
     mut inbox: UnboundedReceiver<Arrival>,
-    idle: Arc<IdleBoard>,
+    board: (Arc<IdleBoard>, Option<Arc<AtomicUsize>>),
     finishes: UnboundedSender<Finished>,
 ) {
+    let (idle, mut opening) = board;
     while let Some(arrival) = inbox.recv().await {
         let finished = run_arrival(&mut slot, arrival).await;
+        if let Some(opening) = opening.take() {
+            opening.fetch_sub(1, Ordering::Relaxed);
+        }
         let _ = finishes.send(finished);
         if slot.could_not_open() {
             // Its task is a failed record; the arrivals no sandbox can take are dropped,
@@ -587,6 +612,23 @@ mod tests {
             .map(|r| r.task_index)
             .collect();
         assert_eq!(failed, [1]);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn with_memory_for_few_sandboxes_arrivals_are_dropped_not_failed() {
+        let journal = Arc::default();
+        // 100/s of 50 ms tasks needs five sandboxes; the run has memory for three.
+        let fake = participant_with_room("a", &journal, 3, takes(50));
+        let mut tape = Tape::default();
+        let arrivals = constant(100.0, Duration::from_secs(1), 1, 20);
+        run_paused(&fake, &plan(0, 1, 0.0), &arrivals, &mut tape)
+            .await
+            .unwrap();
+        assert_eq!(journal.slots_opened(), 3, "no sandbox past the memory");
+        let records = tape.records_of("a");
+        assert!(records.iter().all(|r| r.is_success()));
+        assert_eq!(records.len() + dropped(&tape).len(), 100);
+        assert!(dropped(&tape).len() >= 30, "{}", dropped(&tape).len());
     }
 
     /// The executor with `pacers` pacers on tokio's (paused) clock.

@@ -26,7 +26,7 @@ pub use duration::run_for_duration;
 pub use floor::{measure_floor, with_arrival_lag};
 pub use participant::{run_participant, run_participant_shard};
 pub use round::run_rounds;
-pub use runner::{SlotFactory, TaskRunner};
+pub use runner::{RoomCheck, SlotFactory, TaskRunner};
 pub use slot::SlotConfig;
 pub use unit::run_unit_in_new_slot;
 

@@ -4,7 +4,11 @@
 
 use bench_model::events::Finished;
 use std::future::Future;
+use std::sync::Arc;
 use tokio::runtime::Handle;
+
+/// Whether the run has memory for one more sandbox while this many others are being opened.
+pub type RoomCheck = Arc<dyn Fn(usize) -> bool + Send + Sync>;
 
 /// Runs the tasks of one concurrency slot, one after another.
 pub trait TaskRunner: Send + 'static {
@@ -32,6 +36,12 @@ pub trait SlotFactory {
 
     /// A new slot, sharing nothing with the participant's other slots.
     fn open_slot(&self) -> Self::Runner;
+
+    /// How the open model asks whether the run has memory for one more sandbox while
+    /// `opening` others are being opened; `None`: no bound to ask about.
+    fn room_check(&self) -> Option<RoomCheck> {
+        None
+    }
 
     /// The runtimes the participant's open-model work spreads over, one arrival-rate pacer
     /// and its lanes on each (the slot threads, in a run); none: the executor's own.

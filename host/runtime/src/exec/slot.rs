@@ -3,7 +3,7 @@
 //! timeout.
 
 use super::outcome::{build_record, TaskEnd, Timing};
-use super::runner::{SlotFactory, TaskRunner};
+use super::runner::{RoomCheck, SlotFactory, TaskRunner};
 use super::slot_threads;
 use crate::component::{trap_summary, TaskComponent};
 use crate::sandbox::context::{bounded_name, RecordedTask, StepDeadline};
@@ -65,6 +65,16 @@ enum CallEnd {
 
 impl SlotFactory for SlotConfig {
     type Runner = SandboxSlot;
+
+    fn room_check(&self) -> Option<RoomCheck> {
+        let task = self.task.clone();
+        let host = self.capabilities.host_memory.clone();
+        Some(Arc::new(move |opening| {
+            // Before the first instance is made, nothing says what one takes: it is tried.
+            let each = task.opened_bytes() as u64;
+            each == 0 || host.room() >= each.saturating_mul(opening as u64 + 1)
+        }))
+    }
 
     fn open_slot(&self) -> SandboxSlot {
         SandboxSlot {
@@ -197,11 +207,14 @@ async fn instantiate(config: &SlotConfig) -> Result<LiveInstance, String> {
     let mut store = sandbox::new_store(task.pre.engine(), &config.capabilities);
     let deadline = store.data().recorder.watch_deadline();
     match task.pre.instantiate_async(&mut store).await {
-        Ok(instance) => Ok(LiveInstance {
-            store,
-            task: instance,
-            deadline,
-        }),
+        Ok(instance) => {
+            task.note_opened(store.data().memory_held());
+            Ok(LiveInstance {
+                store,
+                task: instance,
+                deadline,
+            })
+        }
         Err(error) => Err(format!(
             "could not instantiate the task: {}",
             trap_summary(&error)

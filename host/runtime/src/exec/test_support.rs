@@ -5,7 +5,7 @@
 //! ran at once.
 
 use super::outcome::{build_record, TaskEnd, Timing};
-use super::{ExecPlan, ParticipantRun, SlotFactory, TaskRunner};
+use super::{ExecPlan, ParticipantRun, RoomCheck, SlotFactory, TaskRunner};
 use crate::sandbox::context::RecordedTask;
 use crate::sandbox::limits::StopCode;
 use anyhow::Result;
@@ -56,6 +56,8 @@ struct JournalState {
     started: Vec<(&'static str, u32)>,
     ran: Vec<Ran>,
     slots_opened: usize,
+    /// Slots whose first task started (whose sandbox is "instantiated").
+    instantiated: usize,
     in_flight: usize,
     max_in_flight: usize,
 }
@@ -94,6 +96,8 @@ pub struct FakeSlots {
     participant: &'static str,
     behaviour: BehaviourOf,
     journal: Arc<Journal>,
+    /// How many sandboxes the run has memory for (`None`: no bound).
+    room_for: Option<usize>,
 }
 
 /// One slot of a fake participant.
@@ -101,6 +105,7 @@ pub struct FakeRunner {
     slots: FakeSlots,
     slot: usize,
     unopened: bool,
+    instantiated: bool,
 }
 
 impl SlotFactory for FakeSlots {
@@ -113,7 +118,15 @@ impl SlotFactory for FakeSlots {
             slots: self.clone(),
             slot: state.slots_opened - 1,
             unopened: false,
+            instantiated: false,
         }
+    }
+
+    fn room_check(&self) -> Option<RoomCheck> {
+        let (journal, room_for) = (self.journal.clone(), self.room_for?);
+        Some(Arc::new(move |opening| {
+            journal.lock().instantiated + opening < room_for
+        }))
     }
 }
 
@@ -124,6 +137,10 @@ impl TaskRunner for FakeRunner {
         {
             let mut state = self.slots.journal.lock();
             state.started.push((self.slots.participant, index));
+            if !self.instantiated {
+                self.instantiated = true;
+                state.instantiated += 1;
+            }
             state.in_flight += 1;
             state.max_in_flight = state.max_in_flight.max(state.in_flight);
         }
@@ -190,8 +207,21 @@ pub fn participant(
             participant: name,
             behaviour: Arc::new(behaviour),
             journal: journal.clone(),
+            room_for: None,
         },
     }
+}
+
+/// A fake participant, as [`participant`], in a run with memory for `sandboxes` sandboxes.
+pub fn participant_with_room(
+    name: &'static str,
+    journal: &Arc<Journal>,
+    sandboxes: usize,
+    behaviour: impl Fn(u32) -> Behaviour + Send + Sync + 'static,
+) -> ParticipantRun<FakeSlots> {
+    let mut fake = participant(name, journal, behaviour);
+    fake.slots.room_for = Some(sandboxes);
+    fake
 }
 
 /// Every task takes `ms` milliseconds and succeeds.

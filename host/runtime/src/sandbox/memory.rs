@@ -70,7 +70,7 @@ impl HostMemory {
     }
 
     /// Bytes the sandboxes may still take together.
-    fn room(&self) -> u64 {
+    pub(crate) fn room(&self) -> u64 {
         self.limit
             .map_or(u64::MAX, |limit| limit.saturating_sub(self.used()))
     }
@@ -206,6 +206,11 @@ impl SandboxMemory {
         };
         reservation.grow(bytes, what)?;
         Ok(reservation)
+    }
+
+    /// Everything the sandbox holds now.
+    pub(crate) fn held(&self) -> usize {
+        self.total.load(Ordering::Relaxed)
     }
 
     /// Bytes the sandbox may still take before it meets either bound.

@@ -148,6 +148,11 @@ impl SandboxState {
         }
     }
 
+    /// The memory the sandbox holds now (linear memories, tables, fields, host buffers).
+    pub(crate) fn memory_held(&self) -> usize {
+        self.memory.held()
+    }
+
     /// Whether, at the end of a task, the sandbox holds so many host resources that its next
     /// task should get a fresh instance (counted every [`CENSUS_EVERY_TASKS`] tasks). An
     /// engine that keeps resources until its garbage collector runs (StarlingMonkey keeps
