@@ -19,9 +19,12 @@ pub(crate) struct Unopened {
 }
 
 impl Unopened {
-    /// Counts `record` when its sandbox could not be opened.
+    /// Counts `record` when its sandbox could not be opened: its code says so and no guest
+    /// ran (a task may return that code itself, but then it has guest CPU).
     pub(crate) fn add(&mut self, record: &TaskRecord) {
-        if record.error_code.as_deref() != Some(INSTANTIATION_FAILED) {
+        if record.error_code.as_deref() != Some(INSTANTIATION_FAILED)
+            || record.guest_cpu_us.is_some()
+        {
             return;
         }
         self.tasks += 1;
@@ -86,6 +89,11 @@ mod tests {
     fn no_warning_when_every_sandbox_opened() {
         let mut unopened = Unopened::default();
         unopened.add(&failed("trap", "task trapped"));
-        assert_eq!(unopened.warning("local", 1), None);
+        // A task that returned the code itself ran in its sandbox.
+        unopened.add(&TaskRecord {
+            guest_cpu_us: Some(12.0),
+            ..failed(INSTANTIATION_FAILED, "returned by the task")
+        });
+        assert_eq!(unopened.warning("local", 2), None);
     }
 }

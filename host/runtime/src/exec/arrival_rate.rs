@@ -112,7 +112,7 @@ impl Dispatcher {
     /// and no other may be opened.
     fn try_dispatch(&mut self, arrival: Arrival) -> Result<(), Arrival> {
         if let Some(lane) = self.idle.take() {
-            // A lane only ends once this dispatcher is gone: the send cannot fail.
+            // A lane on the idle board is waiting for its next arrival: the send cannot fail.
             let _ = self.lanes[lane].send(arrival);
             return Ok(());
         }
@@ -227,7 +227,8 @@ async fn run_paced<F: SlotFactory>(
                 slot,
                 id,
                 inbox,
-                (idle[pacer].clone(), None),
+                idle[pacer].clone(),
+                None,
                 finished_sender.clone(),
             );
             spawn_slot(&mut lanes, home.clone(), lane);
@@ -258,8 +259,8 @@ async fn run_paced<F: SlotFactory>(
             open = opened.recv() => match open {
                 Some(OpenLane { pacer, id, inbox }) => {
                     let slot = participant.slots.open_slot();
-                    let board = (idle[pacer].clone(), Some(opening.clone()));
-                    let lane = lane(slot, id, inbox, board, finished_sender.clone());
+                    let (idle, opening) = (idle[pacer].clone(), Some(opening.clone()));
+                    let lane = lane(slot, id, inbox, idle, opening, finished_sender.clone());
                     spawn_slot(&mut lanes, homes[pacer].clone(), lane);
                 }
                 None => break,
@@ -335,17 +336,17 @@ async fn pace(
 }
 
 /// One sandbox: runs the arrivals sent to it, one after another, until its inbox closes
-/// (or its sandbox could not be opened). `board` is its pacer's idle board and, for a lane
-/// a pacer opened, the count of lanes being opened, which it leaves once its first task ran
+/// (or its sandbox could not be opened), putting itself back on its pacer's `idle` board
+/// after each. A lane a pacer opened is one of the `opening` ones until its first task ran
 /// (its sandbox is then open and counted in the run's memory, or could not be).
 async fn lane<R: TaskRunner>(
     mut slot: R,
     id: usize,
     mut inbox: UnboundedReceiver<Arrival>,
-    board: (Arc<IdleBoard>, Option<Arc<AtomicUsize>>),
+    idle: Arc<IdleBoard>,
+    mut opening: Option<Arc<AtomicUsize>>,
     finishes: UnboundedSender<Finished>,
 ) {
-    let (idle, mut opening) = board;
     while let Some(arrival) = inbox.recv().await {
         let finished = run_arrival(&mut slot, arrival).await;
         if let Some(opening) = opening.take() {
