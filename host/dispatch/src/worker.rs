@@ -153,6 +153,11 @@ impl WorkerLink {
         self.connections.clone()
     }
 
+    /// Whether the client is connected to the server now.
+    pub fn is_connected(&self) -> bool {
+        self.js.client().connection_state() == async_nats::connection::State::Connected
+    }
+
     /// Every run's latest announcement, then each new one as it is published. After the
     /// server was lost, call it again: the follower does not outlive the server.
     pub async fn runs(&self) -> Result<impl Stream<Item = Result<Announcement>>> {

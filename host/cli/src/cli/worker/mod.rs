@@ -173,6 +173,9 @@ impl WorkerArgs {
         };
         let link = WorkerLink::connect(&access, &name, key, trust).await?;
         open_streams(&link).await?;
+        let mut connections = link.connections();
+        let recovery = self.reconnect_wait;
+        let first = follow(&link).await;
         eprintln!(
             "[bench] worker {} serving {} with {} slots: {trusted}; signing with {}",
             escape_control(&name),
@@ -192,9 +195,20 @@ impl WorkerArgs {
             fatal,
             recovery: self.reconnect_wait,
         };
-        let mut connections = link.connections();
-        let recovery = self.reconnect_wait;
-        let mut announcements = follow(&link).await?;
+        let mut announcements = match first {
+            Ok(announcements) => announcements,
+            // The server was lost while the worker started following: it follows again
+            // once it is connected again, as it does when the server is lost later.
+            Err(error) if !link.is_connected() || *connections.borrow() > 1 => {
+                eprintln!(
+                    "[bench] worker {}: {}; following the runs once connected again",
+                    escape_control(&name),
+                    escape_control(&format!("{error:#}"))
+                );
+                Box::pin(futures_util::stream::pending())
+            }
+            Err(error) => return Err(error),
+        };
         loop {
             tokio::select! {
                 announcement = announcements.next() => match announcement {
