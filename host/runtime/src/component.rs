@@ -50,8 +50,9 @@ pub struct TaskComponent {
     pub size_bytes: usize,
     /// Pre-linked instance factory (cheap per-sandbox instantiation).
     pub pre: TaskPre<SandboxState>,
-    /// The most memory an instance of it held just after it was created.
-    opened_bytes: AtomicUsize,
+    /// The most memory an instance of it held, just after it was created or at the end of
+    /// a task.
+    held_bytes: AtomicUsize,
 }
 
 impl TaskComponent {
@@ -84,7 +85,7 @@ impl TaskComponent {
             sha256: hex::encode(Sha256::digest(&bytes)),
             size_bytes: bytes.len(),
             pre: link(engine, &component, path)?,
-            opened_bytes: AtomicUsize::new(0),
+            held_bytes: AtomicUsize::new(0),
         })
     }
 
@@ -102,19 +103,23 @@ impl TaskComponent {
             sha256: self.sha256.clone(),
             size_bytes: self.size_bytes,
             pre: link(engine, &component, &self.path)?,
-            opened_bytes: AtomicUsize::new(0),
+            held_bytes: AtomicUsize::new(0),
         })
     }
 
-    /// Notes what a new instance holds, once created (its initial linear memories and
-    /// tables): what opening another will take.
-    pub(crate) fn note_opened(&self, bytes: usize) {
-        self.opened_bytes.fetch_max(bytes, Ordering::Relaxed);
+    /// Notes what an instance holds, once created (its initial linear memories and tables)
+    /// and at the end of each task (what it grew to): what another sandbox comes to take.
+    pub(crate) fn note_held(&self, bytes: usize) {
+        // Read first: most tasks hold no more than the most seen, and a read leaves the
+        // cache line shared between the slot threads.
+        if bytes > self.held_bytes.load(Ordering::Relaxed) {
+            self.held_bytes.fetch_max(bytes, Ordering::Relaxed);
+        }
     }
 
-    /// The most an instance held once created; 0 before the first.
-    pub(crate) fn opened_bytes(&self) -> usize {
-        self.opened_bytes.load(Ordering::Relaxed)
+    /// The most an instance held; 0 before the first was created.
+    pub(crate) fn held_bytes(&self) -> usize {
+        self.held_bytes.load(Ordering::Relaxed)
     }
 
     /// The pool `sandboxes` live instances of this task need.

@@ -4,9 +4,10 @@
 //! free sandbox. `preAllocated` sandboxes are opened first; when none is free another is
 //! opened, up to `maxSandboxes`; past that the arrival is dropped and counted
 //! ([`RunEvent::TaskDropped`], k6's `dropped_iterations`), never started late. No sandbox
-//! is opened that the run's memory has no room for ([`SlotFactory::room_check`]); one that
-//! cannot be opened all the same fails the task handed to it, and its pacer opens no more:
-//! what its open sandboxes cannot take is dropped.
+//! is opened that the run's memory has no room for ([`SlotFactory::room_check`]), beside
+//! one sandbox's worth kept for the open ones to grow into; when they have grown into it, an
+//! idle sandbox is closed. One that cannot be opened all the same fails the task handed to
+//! it, and its pacer opens no more: what its open sandboxes cannot take is dropped.
 //!
 //! Arrivals are timed by a pacer task sleeping to each due time on the [`ArrivalClock`] (a
 //! timer in the runtime's I/O driver, not tokio's millisecond timer), which hands every
@@ -57,29 +58,45 @@ struct OpenLane {
     inbox: UnboundedReceiver<Arrival>,
 }
 
-/// A pacer's idle lanes, most recently used last (a warm sandbox is reused first), and
-/// whether it may still open more.
+/// A pacer's idle lanes, most recently used last (a warm sandbox is reused first), the
+/// lanes closed to give their memory back (whose ids a new lane takes), and whether it may
+/// still open more.
 #[derive(Debug, Default)]
 struct IdleBoard {
-    lanes: Mutex<Vec<usize>>,
+    lanes: Mutex<BoardLanes>,
     /// A lane could not open its sandbox (e.g. past the run's host memory budget): no more
     /// are opened, and that lane is gone.
     full: AtomicBool,
 }
 
+#[derive(Debug, Default)]
+struct BoardLanes {
+    idle: Vec<usize>,
+    closed: Vec<usize>,
+}
+
 impl IdleBoard {
     fn put(&self, lane: usize) {
-        self.lanes
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .push(lane);
+        self.lock().idle.push(lane);
     }
 
     fn take(&self) -> Option<usize> {
-        self.lanes
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .pop()
+        self.lock().idle.pop()
+    }
+
+    /// Closes `lane` when another lane is idle to take the next arrival; whether it did.
+    fn close_if_another_is_idle(&self, lane: usize) -> bool {
+        let mut lanes = self.lock();
+        let another = !lanes.idle.is_empty();
+        if another {
+            lanes.closed.push(lane);
+        }
+        another
+    }
+
+    /// The id of a closed lane, for a new one.
+    fn reuse_closed(&self) -> Option<usize> {
+        self.lock().closed.pop()
     }
 
     /// No further lane is opened: a sandbox could not be.
@@ -89,6 +106,10 @@ impl IdleBoard {
 
     fn is_full(&self) -> bool {
         self.full.load(Ordering::Relaxed)
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, BoardLanes> {
+        self.lanes.lock().unwrap_or_else(PoisonError::into_inner)
     }
 }
 
@@ -116,14 +137,23 @@ impl Dispatcher {
             let _ = self.lanes[lane].send(arrival);
             return Ok(());
         }
-        if self.lanes.len() == self.max_lanes || self.idle.is_full() || !self.has_room() {
+        if self.idle.is_full() || !self.has_room() {
             return Err(arrival);
         }
-        self.opening.fetch_add(1, Ordering::Relaxed);
         let (sender, inbox) = unbounded_channel();
+        let id = match self.idle.reuse_closed() {
+            Some(id) => {
+                self.lanes[id] = sender.clone();
+                id
+            }
+            None if self.lanes.len() < self.max_lanes => {
+                self.lanes.push(sender.clone());
+                self.lanes.len() - 1
+            }
+            None => return Err(arrival),
+        };
+        self.opening.fetch_add(1, Ordering::Relaxed);
         let _ = sender.send(arrival);
-        let id = self.lanes.len();
-        self.lanes.push(sender);
         let _ = self.opens.send(OpenLane {
             pacer: self.pacer,
             id,
@@ -132,10 +162,14 @@ impl Dispatcher {
         Ok(())
     }
 
-    /// Whether the run has memory for one more sandbox beside those being opened.
+    /// Whether the run has memory for one more sandbox beside those being opened, and for
+    /// one more again: that spare is what the open sandboxes grow into (a lane closes
+    /// when none is left, see [`lane`]), so the number of sandboxes does not swing.
     fn has_room(&self) -> bool {
         let opening = self.opening.load(Ordering::Relaxed);
-        self.room.as_ref().is_none_or(|room| room(opening))
+        self.room
+            .as_ref()
+            .is_none_or(|room| room() >= opening.saturating_add(2))
     }
 
     /// Counts an arrival no sandbox could take.
@@ -229,6 +263,7 @@ async fn run_paced<F: SlotFactory>(
                 inbox,
                 idle[pacer].clone(),
                 None,
+                room.clone(),
                 finished_sender.clone(),
             );
             spawn_slot(&mut lanes, home.clone(), lane);
@@ -260,7 +295,8 @@ async fn run_paced<F: SlotFactory>(
                 Some(OpenLane { pacer, id, inbox }) => {
                     let slot = participant.slots.open_slot();
                     let (idle, opening) = (idle[pacer].clone(), Some(opening.clone()));
-                    let lane = lane(slot, id, inbox, idle, opening, finished_sender.clone());
+                    let (room, finishes) = (room.clone(), finished_sender.clone());
+                    let lane = lane(slot, id, inbox, idle, opening, room, finishes);
                     spawn_slot(&mut lanes, homes[pacer].clone(), lane);
                 }
                 None => break,
@@ -338,13 +374,17 @@ async fn pace(
 /// One sandbox: runs the arrivals sent to it, one after another, until its inbox closes
 /// (or its sandbox could not be opened), putting itself back on its pacer's `idle` board
 /// after each. A lane a pacer opened is one of the `opening` ones until its first task ran
-/// (its sandbox is then open and counted in the run's memory, or could not be).
+/// (its sandbox is then open and counted in the run's memory, or could not be). When the
+/// run's memory has no `room` left for one more sandbox (the open ones grew into it) and
+/// another lane is idle, the lane closes and its sandbox gives its memory back: the growth
+/// of those still open then fits, where it would fail their tasks with `memory_limit`.
 async fn lane<R: TaskRunner>(
     mut slot: R,
     id: usize,
     mut inbox: UnboundedReceiver<Arrival>,
     idle: Arc<IdleBoard>,
     mut opening: Option<Arc<AtomicUsize>>,
+    room: Option<RoomCheck>,
     finishes: UnboundedSender<Finished>,
 ) {
     while let Some(arrival) = inbox.recv().await {
@@ -357,6 +397,10 @@ async fn lane<R: TaskRunner>(
             // Its task is a failed record; the arrivals no sandbox can take are dropped,
             // not each failed again.
             idle.stop_growing();
+            return;
+        }
+        let no_room = room.as_ref().is_some_and(|room| room() == 0);
+        if no_room && idle.close_if_another_is_idle(id) {
             return;
         }
         idle.put(id);
@@ -619,17 +663,82 @@ mod tests {
     async fn with_memory_for_few_sandboxes_arrivals_are_dropped_not_failed() {
         let journal = Arc::default();
         // 100/s of 50 ms tasks needs five sandboxes; the run has memory for three.
-        let fake = participant_with_room("a", &journal, 3, takes(50));
+        let room = Arc::new(AtomicUsize::new(3));
+        let fake = participant_with_room("a", &journal, &room, takes(50));
         let mut tape = Tape::default();
         let arrivals = constant(100.0, Duration::from_secs(1), 1, 20);
         run_paused(&fake, &plan(0, 1, 0.0), &arrivals, &mut tape)
             .await
             .unwrap();
-        assert_eq!(journal.slots_opened(), 3, "no sandbox past the memory");
+        assert_eq!(
+            journal.slots_opened(),
+            2,
+            "no sandbox past the memory, one sandbox's room kept to grow into"
+        );
         let records = tape.records_of("a");
         assert!(records.iter().all(|r| r.is_success()));
         assert_eq!(records.len() + dropped(&tape).len(), 100);
         assert!(dropped(&tape).len() >= 30, "{}", dropped(&tape).len());
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn idle_sandboxes_close_when_the_open_ones_grew_into_the_memory_left() {
+        let journal: Arc<Journal> = Arc::default();
+        // 100/s of 100 ms tasks opens sandboxes up to the memory for ten; from task 30 on
+        // the sandboxes have grown (the memory holds three of them) and tasks take 5 ms.
+        let room = Arc::new(AtomicUsize::new(10));
+        let open_later = Arc::new(Mutex::new(Vec::new()));
+        let (grown, seen, open) = (room.clone(), journal.clone(), open_later.clone());
+        let fake = participant_with_room("a", &journal, &room, move |index| {
+            if index == 30 {
+                grown.store(3, Ordering::Relaxed);
+            }
+            if index >= 60 {
+                open.lock().unwrap().push(seen.sandboxes_open());
+            }
+            takes(if index < 30 { 100 } else { 5 })(index)
+        });
+        let mut tape = Tape::default();
+        let arrivals = constant(100.0, Duration::from_secs(1), 1, 20);
+        run_paused(&fake, &plan(0, 1, 0.0), &arrivals, &mut tape)
+            .await
+            .unwrap();
+        assert!(journal.slots_opened() >= 5, "{}", journal.slots_opened());
+        let open_later = open_later.lock().unwrap().clone();
+        assert_eq!(open_later.len(), 40, "every later arrival started");
+        assert!(
+            open_later.iter().all(|open| *open <= 2),
+            "room for one more kept: {open_later:?}"
+        );
+        assert!(tape.records_of("a").iter().all(|r| r.is_success()));
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn sandboxes_closed_for_memory_are_opened_again_when_it_has_room() {
+        let journal: Arc<Journal> = Arc::default();
+        // At most six sandboxes: six open for the first 100 ms tasks, two once the memory
+        // holds only three (tasks 30 to 59 take 5 ms), six again once it holds ten and the
+        // tasks take 100 ms again (a closed sandbox does not count against the six).
+        let room = Arc::new(AtomicUsize::new(10));
+        let open_at_end = Arc::new(Mutex::new(Vec::new()));
+        let (memory, seen, open) = (room.clone(), journal.clone(), open_at_end.clone());
+        let fake = participant_with_room("a", &journal, &room, move |index| {
+            match index {
+                30 => memory.store(3, Ordering::Relaxed),
+                60 => memory.store(10, Ordering::Relaxed),
+                90.. => open.lock().unwrap().push(seen.sandboxes_open()),
+                _ => {}
+            }
+            takes(if (30..60).contains(&index) { 5 } else { 100 })(index)
+        });
+        let mut tape = Tape::default();
+        let arrivals = constant(100.0, Duration::from_secs(1), 1, 6);
+        run_paused(&fake, &plan(0, 1, 0.0), &arrivals, &mut tape)
+            .await
+            .unwrap();
+        let open_at_end = open_at_end.lock().unwrap().clone();
+        assert!(open_at_end.iter().any(|open| *open >= 5), "{open_at_end:?}");
+        assert!(journal.max_in_flight() <= 6);
     }
 
     /// The executor with `pacers` pacers on tokio's (paused) clock.

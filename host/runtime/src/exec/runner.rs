@@ -7,8 +7,9 @@ use std::future::Future;
 use std::sync::Arc;
 use tokio::runtime::Handle;
 
-/// Whether the run has memory for one more sandbox while this many others are being opened.
-pub type RoomCheck = Arc<dyn Fn(usize) -> bool + Send + Sync>;
+/// How many more sandboxes the run's memory has room for, each of the size the largest one
+/// came to (`usize::MAX` before the first was opened: nothing says yet what one takes).
+pub type RoomCheck = Arc<dyn Fn() -> usize + Send + Sync>;
 
 /// Runs the tasks of one concurrency slot, one after another.
 pub trait TaskRunner: Send + 'static {
@@ -37,8 +38,9 @@ pub trait SlotFactory {
     /// A new slot, sharing nothing with the participant's other slots.
     fn open_slot(&self) -> Self::Runner;
 
-    /// How the open model asks whether the run has memory for one more sandbox while
-    /// `opening` others are being opened; `None`: no bound to ask about.
+    /// How the open model asks how many more sandboxes the run's memory has room for (to
+    /// open one, or to close an idle one when there is no room left); `None`: no bound to
+    /// ask about.
     fn room_check(&self) -> Option<RoomCheck> {
         None
     }

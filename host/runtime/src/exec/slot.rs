@@ -69,10 +69,9 @@ impl SlotFactory for SlotConfig {
     fn room_check(&self) -> Option<RoomCheck> {
         let task = self.task.clone();
         let host = self.capabilities.host_memory.clone();
-        Some(Arc::new(move |opening| {
-            // Before the first instance is made, nothing says what one takes: it is tried.
-            let each = task.opened_bytes() as u64;
-            each == 0 || host.room() >= each.saturating_mul(opening as u64 + 1)
+        Some(Arc::new(move || match task.held_bytes() as u64 {
+            0 => usize::MAX,
+            each => usize::try_from(host.room() / each).unwrap_or(usize::MAX),
         }))
     }
 
@@ -175,6 +174,7 @@ impl TaskRunner for SandboxSlot {
         // HTTP fields the guest dropped no longer counted.
         let closing = state.websockets.end_task();
         state.recount_fields();
+        self.config.task.note_held(state.memory_held());
         collect_stdio(state, index, !reusable, &mut log);
         let ending = enforce_bounds(&mut recorded, ending, &self.config.capabilities.limits.task);
         let record = build_record(index, phase, timing, recorded, ending);
@@ -208,7 +208,7 @@ async fn instantiate(config: &SlotConfig) -> Result<LiveInstance, String> {
     let deadline = store.data().recorder.watch_deadline();
     match task.pre.instantiate_async(&mut store).await {
         Ok(instance) => {
-            task.note_opened(store.data().memory_held());
+            task.note_held(store.data().memory_held());
             Ok(LiveInstance {
                 store,
                 task: instance,

@@ -13,6 +13,7 @@ use bench_contract::bench::task::model::TaskOutput;
 use bench_model::events::{Finished, RunEvent, RunObserver};
 use bench_model::plan::{LoadModel, Schedule};
 use bench_model::record::TaskRecord;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime};
 use tokio::time::Instant;
@@ -56,7 +57,8 @@ struct JournalState {
     started: Vec<(&'static str, u32)>,
     ran: Vec<Ran>,
     slots_opened: usize,
-    /// Slots whose first task started (whose sandbox is "instantiated").
+    /// Slots whose first task started (whose sandbox is "instantiated") and that were not
+    /// dropped since.
     instantiated: usize,
     in_flight: usize,
     max_in_flight: usize,
@@ -78,6 +80,11 @@ impl Journal {
         self.lock().slots_opened
     }
 
+    /// The sandboxes open now: slots that ran a task and were not dropped.
+    pub fn sandboxes_open(&self) -> usize {
+        self.lock().instantiated
+    }
+
     /// The most tasks that ran at once.
     pub fn max_in_flight(&self) -> usize {
         self.lock().max_in_flight
@@ -96,8 +103,9 @@ pub struct FakeSlots {
     participant: &'static str,
     behaviour: BehaviourOf,
     journal: Arc<Journal>,
-    /// How many sandboxes the run has memory for (`None`: no bound).
-    room_for: Option<usize>,
+    /// How many sandboxes the run has memory for (`None`: no bound); a test may change it
+    /// while the run goes on (the sandboxes "grew").
+    room_for: Option<Arc<AtomicUsize>>,
 }
 
 /// One slot of a fake participant.
@@ -123,9 +131,11 @@ impl SlotFactory for FakeSlots {
     }
 
     fn room_check(&self) -> Option<RoomCheck> {
-        let (journal, room_for) = (self.journal.clone(), self.room_for?);
-        Some(Arc::new(move |opening| {
-            journal.lock().instantiated + opening < room_for
+        let (journal, room_for) = (self.journal.clone(), self.room_for.clone()?);
+        Some(Arc::new(move || {
+            room_for
+                .load(Ordering::Relaxed)
+                .saturating_sub(journal.lock().instantiated)
         }))
     }
 }
@@ -195,6 +205,14 @@ impl TaskRunner for FakeRunner {
     }
 }
 
+impl Drop for FakeRunner {
+    fn drop(&mut self) {
+        if self.instantiated {
+            self.slots.journal.lock().instantiated -= 1;
+        }
+    }
+}
+
 /// A fake participant whose task `i` behaves as `behaviour(i)`.
 pub fn participant(
     name: &'static str,
@@ -212,15 +230,16 @@ pub fn participant(
     }
 }
 
-/// A fake participant, as [`participant`], in a run with memory for `sandboxes` sandboxes.
+/// A fake participant, as [`participant`], in a run with memory for `sandboxes` sandboxes
+/// (read at each check: storing another number there is the sandboxes growing or shrinking).
 pub fn participant_with_room(
     name: &'static str,
     journal: &Arc<Journal>,
-    sandboxes: usize,
+    sandboxes: &Arc<AtomicUsize>,
     behaviour: impl Fn(u32) -> Behaviour + Send + Sync + 'static,
 ) -> ParticipantRun<FakeSlots> {
     let mut fake = participant(name, journal, behaviour);
-    fake.slots.room_for = Some(sandboxes);
+    fake.slots.room_for = Some(sandboxes.clone());
     fake
 }
 
