@@ -51,7 +51,7 @@ pub struct TaskComponent {
     /// Pre-linked instance factory (cheap per-sandbox instantiation).
     pub pre: TaskPre<SandboxState>,
     /// The most memory an instance of it held, just after it was created or at the end of
-    /// a task.
+    /// a task that did not trap.
     held_bytes: AtomicUsize,
 }
 
@@ -108,7 +108,8 @@ impl TaskComponent {
     }
 
     /// Notes what an instance holds, once created (its initial linear memories and tables)
-    /// and at the end of each task (what it grew to): what another sandbox comes to take.
+    /// and at the end of each task that did not trap (what it grew to): what another
+    /// sandbox comes to take.
     pub(crate) fn note_held(&self, bytes: usize) {
         // Read first: most tasks hold no more than the most seen, and a read leaves the
         // cache line shared between the slot threads.

@@ -174,7 +174,11 @@ impl TaskRunner for SandboxSlot {
         // HTTP fields the guest dropped no longer counted.
         let closing = state.websockets.end_task();
         state.recount_fields();
-        self.config.task.note_held(state.memory_held());
+        if reusable {
+            // What a sandbox comes to; not one that trapped (e.g. at its own memory limit),
+            // which is discarded and gives its memory back.
+            self.config.task.note_held(state.memory_held());
+        }
         collect_stdio(state, index, !reusable, &mut log);
         let ending = enforce_bounds(&mut recorded, ending, &self.config.capabilities.limits.task);
         let record = build_record(index, phase, timing, recorded, ending);
