@@ -35,17 +35,24 @@ impl NatsServer {
                 .local_addr()
                 .unwrap()
                 .port();
+            // The server writes its ports file once it listens: a port that answers may be
+            // another test's server (this one then exits), the file is this one's.
+            let ports = store.path().join("ports");
+            std::fs::create_dir_all(&ports).unwrap();
             let mut child = Command::new("nats-server")
                 .args(["-a", "127.0.0.1", "-p", &port.to_string(), "-js", "-sd"])
                 .arg(store.path())
+                .arg("--ports_file_dir")
+                .arg(&ports)
                 .stdout(Stdio::null())
                 .stderr(Stdio::null())
                 .spawn()
                 .expect("nats-server runs (apt-get install nats-server)");
+            let ports_file = ports.join(format!("nats-server_{}.ports", child.id()));
+            let listening =
+                || ports_file.exists() && TcpStream::connect(("127.0.0.1", port)).is_ok();
             let deadline = Instant::now() + Duration::from_secs(DELIVERY_DEADLINE_SECS);
-            while TcpStream::connect(("127.0.0.1", port)).is_err()
-                && child.try_wait().unwrap().is_none()
-            {
+            while !listening() && child.try_wait().unwrap().is_none() {
                 assert!(Instant::now() < deadline, "nats-server did not start");
                 std::thread::sleep(Duration::from_millis(20));
             }

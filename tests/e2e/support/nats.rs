@@ -41,7 +41,8 @@ impl NatsServer {
 
     /// Starts the server on a free port. The port is free when picked, not when the server
     /// binds it: a server of a test running beside this one may take it first, and this one
-    /// then exits (while the port answers); it is started again on another port.
+    /// then exits (while the port answers, for the other server); it is started again on
+    /// another port.
     fn launch(store: TempDir, config: Option<PathBuf>, env: &[(&str, &str)]) -> NatsServer {
         let mut server = NatsServer {
             child: None,
@@ -77,15 +78,23 @@ impl NatsServer {
         if jetstream && !own_jetstream {
             command.arg("-js").arg("-sd").arg(self.store.path());
         }
+        // The server writes its ports file once it listens: a port that answers may be
+        // another test's server, the file is this one's.
+        let ports = self.store.path().join("ports");
+        std::fs::create_dir_all(&ports).unwrap();
+        command.arg("--ports_file_dir").arg(&ports);
         let mut child = command
             .envs(env.iter().copied())
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
             .expect("nats-server runs (apt-get install nats-server)");
+        let ports_file = ports.join(format!("nats-server_{}.ports", child.id()));
         let deadline = Instant::now() + Duration::from_secs(10);
         let running = |child: &mut Child| child.try_wait().unwrap().is_none();
-        while TcpStream::connect(("127.0.0.1", self.port)).is_err() && running(&mut child) {
+        let listening =
+            || ports_file.exists() && TcpStream::connect(("127.0.0.1", self.port)).is_ok();
+        while !listening() && running(&mut child) {
             assert!(Instant::now() < deadline, "nats-server did not start");
             std::thread::sleep(Duration::from_millis(20));
         }
