@@ -277,6 +277,11 @@ impl TaskRecord {
     pub fn error_label(&self) -> &str {
         self.error_code.as_deref().unwrap_or("unknown error")
     }
+
+    /// A failure's message: its data's `errorMessage`, when that is a string.
+    pub fn error_message(&self) -> Option<&str> {
+        self.data.as_ref()?.get("errorMessage")?.as_str()
+    }
 }
 
 #[cfg(test)]

@@ -79,11 +79,7 @@ impl FirstFailure {
 
 /// `[participant] task n: code — message` (the message only when the record has one).
 fn failure_line(participant: &str, record: &TaskRecord) -> String {
-    let message = record
-        .data
-        .as_ref()
-        .and_then(|data| data.get("errorMessage"))
-        .and_then(|message| message.as_str());
+    let message = record.error_message();
     let code = record.error_label();
     let reason = match message {
         Some(message) if message != code => format!("{code} \u{2014} {message}"),

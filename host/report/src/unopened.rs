@@ -29,12 +29,7 @@ impl Unopened {
         }
         self.tasks += 1;
         if self.first.is_none() {
-            self.first = record
-                .data
-                .as_ref()
-                .and_then(|data| data.get("errorMessage"))
-                .and_then(|message| message.as_str())
-                .map(str::to_owned);
+            self.first = record.error_message().map(str::to_owned);
         }
     }
 

@@ -129,10 +129,7 @@ fn test_case(out: &mut dyn Write, class: &str, record: &TaskRecord) -> Result<()
         return Ok(());
     }
     let message = record
-        .data
-        .as_ref()
-        .and_then(|data| data.get("errorMessage"))
-        .and_then(|message| message.as_str())
+        .error_message()
         .unwrap_or_else(|| record.error_label());
     let text = serde_json::to_string(record).unwrap_or_default();
     write!(

@@ -261,12 +261,8 @@ impl RunPage {
                 }
             }
         } else {
-            let message = record
-                .data
-                .as_ref()
-                .and_then(|data| data.get("errorMessage"))
-                .and_then(Value::as_str);
-            self.failures.add(record.error_label(), message);
+            self.failures
+                .add(record.error_label(), record.error_message());
         }
         if let (Some(start_ms), Some(end_ms)) =
             (epoch_ms(&record.started_at), epoch_ms(&record.completed_at))

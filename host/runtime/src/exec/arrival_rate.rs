@@ -119,7 +119,7 @@ struct Dispatcher {
     lanes: Vec<UnboundedSender<Arrival>>,
     max_lanes: usize,
     idle: Arc<IdleBoard>,
-    /// Whether the run has memory for another sandbox, and the lanes of all pacers whose
+    /// How many more sandboxes the run has memory for, and the lanes of all pacers whose
     /// sandbox is being opened (not counted in the run's memory yet).
     room: Option<RoomCheck>,
     opening: Arc<AtomicUsize>,

@@ -175,8 +175,8 @@ impl TaskRunner for SandboxSlot {
         let closing = state.websockets.end_task();
         state.recount_fields();
         if reusable {
-            // What a sandbox comes to; not one that trapped (e.g. at its own memory limit),
-            // which is discarded and gives its memory back.
+            // What a sandbox comes to; not one being discarded (it trapped, e.g. at its own
+            // memory limit), which gives its memory back.
             self.config.task.note_held(state.memory_held());
         }
         collect_stdio(state, index, !reusable, &mut log);

@@ -165,7 +165,7 @@ impl SandboxState {
             return false;
         }
         self.tasks_since_census = 0;
-        self.table.iter_mut().count() >= REFRESH_AT_RESOURCES
+        self.live_resources() >= REFRESH_AT_RESOURCES
     }
 
     /// Gives back the estimate of HTTP fields the guest no longer holds once enough were
